@@ -1,0 +1,689 @@
+/*
+ * splice.c: the one place where splice-tools move bytes.  See splice.h.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "splice.h"
+
+const char *progname = "splice-tools";
+struct common_opts common;
+
+static struct timespec start_time;
+
+/* ---- messages ---------------------------------------------------------- */
+
+void
+set_progname(char *argv[])
+{
+	char *slash = argv[0] ? strrchr(argv[0], '/') : NULL;
+
+	if (slash)
+		argv[0] = slash + 1;
+	if (argv[0])
+		progname = argv[0];
+	clock_gettime(CLOCK_MONOTONIC, &start_time);
+}
+
+static void
+vmessage(int errnum, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "%s: ", progname);
+	vfprintf(stderr, fmt, ap);
+	if (errnum)
+		fprintf(stderr, ": %s", strerror(errnum));
+	fputc('\n', stderr);
+}
+
+void
+warn_errno(const char *fmt, ...)
+{
+	int errnum = errno;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmessage(errnum, fmt, ap);
+	va_end(ap);
+	errno = errnum;
+}
+
+void
+warn_msg(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmessage(0, fmt, ap);
+	va_end(ap);
+}
+
+noreturn void
+usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmessage(0, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "Try '%s --help'.\n", progname);
+	exit(EXIT_USAGE);
+}
+
+noreturn void
+print_version(void)
+{
+	printf("%s (splice-tools) %s\n", progname, SPLICE_TOOLS_VERSION);
+	exit(fflush(stdout) == 0 ? 0 : EXIT_ERROR);
+}
+
+/* ---- sizes ------------------------------------------------------------- */
+
+int
+parse_size(const char *s, uint64_t *bytes)
+{
+	static const char units[] = "KMGTPE";
+	uint64_t value = 0, base = 1024, scale = 1;
+	const char *unit;
+
+	if (*s < '0' || *s > '9') {	/* also rejects "", "-1", " 1" */
+		errno = EINVAL;
+		return -1;
+	}
+	for (; *s >= '0' && *s <= '9'; s++) {
+		unsigned digit = (unsigned)(*s - '0');
+
+		if (value > (UINT64_MAX - digit) / 10) {
+			errno = ERANGE;
+			return -1;
+		}
+		value = value * 10 + digit;
+	}
+	if (*s == '\0' || strcmp(s, "B") == 0 || strcmp(s, "c") == 0) {
+		*bytes = value;
+		return 0;
+	}
+	unit = strchr(units, *s >= 'a' && *s <= 'z' ? *s - 'a' + 'A' : *s);
+	if (unit == NULL || *s == '\0') {
+		errno = EINVAL;
+		return -1;
+	}
+	s++;
+	if (strcmp(s, "B") == 0)
+		base = 1000;
+	else if (*s != '\0' && strcmp(s, "iB") != 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	for (const char *u = units; u <= unit; u++) {
+		if (scale > UINT64_MAX / base) {
+			errno = ERANGE;
+			return -1;
+		}
+		scale *= base;
+	}
+	if (value != 0 && value > UINT64_MAX / scale) {
+		errno = ERANGE;
+		return -1;
+	}
+	*bytes = value * scale;
+	return 0;
+}
+
+uint64_t
+option_size(const char *opt, const char *arg)
+{
+	uint64_t bytes;
+
+	if (parse_size(arg, &bytes) == 0)
+		return bytes;
+	if (errno == ERANGE)
+		usage_error("%s: size too large: '%s'", opt, arg);
+	usage_error("%s: invalid size: '%s'", opt, arg);
+}
+
+/* ---- common options ---------------------------------------------------- */
+
+bool
+common_option(int opt, const char *arg, void (*help)(void))
+{
+	switch (opt) {
+	case 'v':
+		common.verbose++;
+		return true;
+	case OPT_STRICT:
+		common.strict = true;
+		return true;
+	case OPT_PROGRESS:
+		common.progress = true;
+		return true;
+	case OPT_PIPE_SIZE: {
+		uint64_t bytes = option_size("--pipe-size", arg);
+
+		/* F_SETPIPE_SZ takes an int. */
+		if (bytes == 0 || bytes > INT_MAX / 2 + 1)
+			usage_error("--pipe-size: out of range: '%s'", arg);
+		common.pipe_bytes = (size_t)bytes;
+		return true;
+	}
+	case 'h':
+		help();
+		exit(fflush(stdout) == 0 ? 0 : EXIT_ERROR);
+	case 'V':
+		print_version();
+	case '?':
+	case ':':
+		/* getopt_long() has said what was wrong. */
+		fprintf(stderr, "Try '%s --help'.\n", progname);
+		exit(EXIT_USAGE);
+	default:
+		return false;
+	}
+}
+
+/* ---- pipes ------------------------------------------------------------- */
+
+static bool
+fd_mode_is(int fd, mode_t type)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 && (st.st_mode & S_IFMT) == type;
+}
+
+bool
+fd_is_pipe(int fd)
+{
+	return fd_mode_is(fd, S_IFIFO);
+}
+
+bool
+fd_is_regular(int fd)
+{
+	return fd_mode_is(fd, S_IFREG);
+}
+
+long
+pipe_capacity(int fd)
+{
+	return fcntl(fd, F_GETPIPE_SZ);
+}
+
+static long
+pipe_max_bytes(void)
+{
+	long max = DEFAULT_PIPE_BYTES;
+	FILE *f = fopen("/proc/sys/fs/pipe-max-size", "re");
+
+	if (f) {
+		if (fscanf(f, "%ld", &max) != 1 || max <= 0)
+			max = DEFAULT_PIPE_BYTES;
+		fclose(f);
+	}
+	return max;
+}
+
+long
+pipe_grow(int fd)
+{
+	long have = pipe_capacity(fd), want, got = -1;
+
+	if (have < 0)
+		return -1;
+	want = (long)common.pipe_bytes;
+	if (want == 0) {
+		/* Only grow by default: a bigger pipe someone gave us stays. */
+		want = pipe_max_bytes();
+		if (want > DEFAULT_PIPE_BYTES)
+			want = DEFAULT_PIPE_BYTES;
+		if (want <= have)
+			return have;
+	}
+	/*
+	 * EPERM past pipe-max-size or pipe-user-pages-soft, EBUSY when
+	 * shrinking below what is queued: ask for less until the kernel
+	 * agrees, and keep what it grants.
+	 */
+	while (want >= 4096 && (got = fcntl(fd, F_SETPIPE_SZ, (int)want)) < 0 &&
+	    (errno == EPERM || errno == ENOMEM) && want > have)
+		want /= 2;
+	if (got < 0)
+		got = pipe_capacity(fd);
+	if (common.verbose)
+		warn_msg("pipe capacity: %ld bytes (%ld pages)", got,
+		    got / sysconf(_SC_PAGESIZE));
+	return got;
+}
+
+int
+pipe_open(int fds[2])
+{
+	if (pipe2(fds, O_CLOEXEC) < 0)
+		return -1;
+	pipe_grow(fds[0]);
+	return 0;
+}
+
+int
+wait_fd(int fd, short events)
+{
+	struct pollfd pfd = { .fd = fd, .events = events };
+
+	while (poll(&pfd, 1, -1) < 0)
+		if (errno != EINTR)
+			return -1;
+	return 0;
+}
+
+/* ---- accounting -------------------------------------------------------- */
+
+static uint64_t method_bytes[M_COUNT];
+static uint64_t total_bytes;
+static double last_progress;
+static bool progress_shown;
+
+static const char *const method_names[M_COUNT] = {
+	[M_SPLICE] = "splice",
+	[M_SPLICE_PIPE] = "splice via pipe",
+	[M_COPY_RANGE] = "copy_file_range",
+	[M_SENDFILE] = "sendfile",
+	[M_TEE] = "tee",
+	[M_VMSPLICE] = "vmsplice",
+	[M_READ_WRITE] = "read/write",
+};
+
+const char *
+method_name(enum xfer_method m)
+{
+	return method_names[m];
+}
+
+double
+elapsed_seconds(void)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - start_time.tv_sec) +
+	    (double)(now.tv_nsec - start_time.tv_nsec) / 1e9;
+}
+
+static void
+print_progress(char end)
+{
+	double secs = elapsed_seconds();
+
+	/* dd's status=progress line. */
+	fprintf(stderr, "\r%llu bytes (%.1f MB, %.1f MiB) copied, %.0f s, %.1f MB/s%c",
+	    (unsigned long long)total_bytes, (double)total_bytes / 1e6,
+	    (double)total_bytes / 1048576.0, secs,
+	    secs > 0 ? (double)total_bytes / 1e6 / secs : 0.0, end);
+	progress_shown = true;
+}
+
+void
+account(enum xfer_method m, uint64_t n)
+{
+	method_bytes[m] += n;
+	total_bytes += n;
+	if (common.progress) {
+		double now = elapsed_seconds();
+
+		if (now - last_progress >= 1.0) {
+			last_progress = now;
+			print_progress(' ');
+		}
+	}
+}
+
+void
+report_totals(void)
+{
+	double secs = elapsed_seconds();
+
+	if (common.progress)
+		print_progress('\n');
+	if (!common.verbose)
+		return;
+	for (int m = 0; m < M_COUNT; m++) {
+		if (method_bytes[m] == 0)
+			continue;
+		warn_msg("%s: %llu bytes in %.3f s (%.1f MiB/s)", method_names[m],
+		    (unsigned long long)method_bytes[m], secs,
+		    secs > 0 ? (double)method_bytes[m] / 1048576.0 / secs : 0.0);
+	}
+	if (total_bytes == 0)
+		warn_msg("0 bytes moved");
+}
+
+/* ---- moving bytes ------------------------------------------------------ */
+
+/* A method returns DONE, FAILED (x->err set) or REFUSED (try the next). */
+enum { DONE = 0, FAILED = -1, REFUSED = 1 };
+
+static uint64_t
+left(const struct xfer *x)
+{
+	return x->len == TO_EOF ? TO_EOF : x->len - x->moved;
+}
+
+static size_t
+call_bytes(const struct xfer *x, size_t chunk)
+{
+	uint64_t n = left(x);
+
+	if (x->chunk && x->chunk < chunk)
+		chunk = x->chunk;
+	return n < chunk ? (size_t)n : chunk;
+}
+
+static int
+fail(struct xfer *x, enum xfer_side side, const char *call, int err)
+{
+	x->err = err;
+	x->side = side;
+	x->call = call;
+	return FAILED;
+}
+
+/* The kernel's "this pair can't do that", as opposed to an I/O error. */
+static bool
+refusal(int err)
+{
+	return err == EINVAL || err == ENOSYS || err == EOPNOTSUPP ||
+	    err == EXDEV;
+}
+
+/* Errors that only writing produces. */
+static bool
+output_error(int err)
+{
+	return err == EPIPE || err == ENOSPC || err == EDQUOT || err == EFBIG;
+}
+
+int
+write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN) {
+				if (wait_fd(fd, POLLOUT) < 0)
+					return -1;
+				continue;
+			}
+			return -1;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int
+by_read_write(struct xfer *x)
+{
+	static char buf[128 * 1024];
+
+	while (left(x) > 0) {
+		ssize_t n = read(x->in, buf, call_bytes(x, sizeof(buf)));
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN) {
+				if (wait_fd(x->in, POLLIN) < 0)
+					return fail(x, SIDE_INPUT, "poll", errno);
+				continue;
+			}
+			return fail(x, SIDE_INPUT, "read", errno);
+		}
+		if (n == 0)
+			break;
+		if (write_all(x->out, buf, (size_t)n) < 0)
+			return fail(x, SIDE_OUTPUT, "write", errno);
+		x->moved += (uint64_t)n;
+		account(M_READ_WRITE, (uint64_t)n);
+	}
+	return DONE;
+}
+
+/* One side is a pipe: splice(2) straight across. */
+static int
+by_splice(struct xfer *x, bool in_pipe, bool out_pipe)
+{
+	long cap = pipe_capacity(out_pipe ? x->out : x->in);
+	size_t chunk = cap > 0 ? (size_t)cap : 65536;
+
+	while (left(x) > 0) {
+		ssize_t n = splice(x->in, NULL, x->out, NULL, call_bytes(x, chunk),
+		    x->flags);
+
+		if (n > 0) {
+			x->moved += (uint64_t)n;
+			account(M_SPLICE, (uint64_t)n);
+			continue;
+		}
+		if (n == 0)
+			break;
+		if (errno == EINTR)
+			continue;
+		if (errno == EAGAIN) {
+			/* An inherited O_NONBLOCK on either side. */
+			if (wait_fd(x->in, POLLIN) < 0 || wait_fd(x->out, POLLOUT) < 0)
+				return fail(x, SIDE_NONE, "poll", errno);
+			continue;
+		}
+		if (x->moved == 0 && refusal(errno))
+			return fail(x, SIDE_NONE, "splice", errno), REFUSED;
+		/*
+		 * splice(2) does not say which side failed.  A pipe fails
+		 * only by losing its reader; otherwise blame the other side.
+		 */
+		if (output_error(errno) || (in_pipe && !out_pipe))
+			return fail(x, SIDE_OUTPUT, "splice", errno);
+		return fail(x, SIDE_INPUT, "splice", errno);
+	}
+	return DONE;
+}
+
+static int
+by_copy_range(struct xfer *x)
+{
+	/* Big calls: the kernel loops inside; 64 MiB keeps --progress alive. */
+	const size_t chunk = 64 << 20;
+
+	while (left(x) > 0) {
+		ssize_t n = copy_file_range(x->in, NULL, x->out, NULL,
+		    call_bytes(x, chunk), 0);
+
+		if (n > 0) {
+			x->moved += (uint64_t)n;
+			account(M_COPY_RANGE, (uint64_t)n);
+			continue;
+		}
+		if (n == 0) {
+			/*
+			 * procfs and sysfs files claim size 0 and may
+			 * report EOF here that read(2) would not.
+			 */
+			if (x->moved == 0)
+				return REFUSED;
+			break;
+		}
+		if (errno == EINTR)
+			continue;
+		/* EBADF: an O_APPEND output, which splice refuses too. */
+		if (x->moved == 0 && (refusal(errno) || errno == EBADF))
+			return fail(x, SIDE_NONE, "copy_file_range", errno), REFUSED;
+		return fail(x, output_error(errno) ? SIDE_OUTPUT : SIDE_INPUT,
+		    "copy_file_range", errno);
+	}
+	return DONE;
+}
+
+/* Neither side is a pipe: splice in, splice out, through a pipe of ours. */
+static int internal_pipe[2] = { -1, -1 };
+static size_t internal_cap;
+
+static void
+internal_pipe_drop(void)
+{
+	close(internal_pipe[0]);
+	close(internal_pipe[1]);
+	internal_pipe[0] = internal_pipe[1] = -1;
+}
+
+/* Moves what the internal pipe holds to out with read/write. */
+static int
+internal_pipe_drain(struct xfer *x, size_t queued)
+{
+	static char buf[64 * 1024];
+
+	while (queued > 0) {
+		ssize_t n = read(internal_pipe[0], buf,
+		    queued < sizeof(buf) ? queued : sizeof(buf));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return fail(x, SIDE_INPUT, "read", n < 0 ? errno : EIO);
+		if (write_all(x->out, buf, (size_t)n) < 0)
+			return fail(x, SIDE_OUTPUT, "write", errno);
+		queued -= (size_t)n;
+		x->moved += (uint64_t)n;
+		account(M_READ_WRITE, (uint64_t)n);
+	}
+	return DONE;
+}
+
+static int
+by_internal_pipe(struct xfer *x)
+{
+	if (internal_pipe[0] < 0) {
+		long cap;
+
+		if (pipe_open(internal_pipe) < 0)
+			return fail(x, SIDE_NONE, "pipe2", errno), REFUSED;
+		cap = pipe_capacity(internal_pipe[0]);
+		internal_cap = cap > 0 ? (size_t)cap : 65536;
+	}
+	while (left(x) > 0) {
+		ssize_t n = splice(x->in, NULL, internal_pipe[1], NULL,
+		    call_bytes(x, internal_cap), x->flags);
+		size_t queued;
+
+		if (n == 0)
+			break;
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN) {
+				if (wait_fd(x->in, POLLIN) < 0)
+					return fail(x, SIDE_INPUT, "poll", errno);
+				continue;
+			}
+			if (x->moved == 0 && refusal(errno))
+				return fail(x, SIDE_INPUT, "splice", errno), REFUSED;
+			return fail(x, SIDE_INPUT, "splice", errno);
+		}
+		queued = (size_t)n;
+		while (queued > 0) {
+			ssize_t m = splice(internal_pipe[0], NULL, x->out, NULL,
+			    queued, x->flags);
+
+			if (m > 0) {
+				queued -= (size_t)m;
+				x->moved += (uint64_t)m;
+				account(M_SPLICE_PIPE, (uint64_t)m);
+				continue;
+			}
+			if (m < 0 && errno == EINTR)
+				continue;
+			if (m < 0 && errno == EAGAIN) {
+				if (wait_fd(x->out, POLLOUT) < 0)
+					return fail(x, SIDE_OUTPUT, "poll", errno);
+				continue;
+			}
+			if (m < 0 && x->moved == 0 && refusal(errno)) {
+				/* Input already gave these bytes: deliver them. */
+				int err = errno;
+
+				if (internal_pipe_drain(x, queued) != DONE) {
+					internal_pipe_drop();
+					return FAILED;
+				}
+				return fail(x, SIDE_OUTPUT, "splice", err), REFUSED;
+			}
+			internal_pipe_drop();
+			return fail(x, SIDE_OUTPUT, "splice", m < 0 ? errno : EIO);
+		}
+	}
+	return DONE;
+}
+
+int
+move_fd(struct xfer *x)
+{
+	bool in_pipe = fd_is_pipe(x->in), out_pipe = fd_is_pipe(x->out);
+	int r;
+
+	x->moved = 0;
+	x->err = 0;
+	x->side = SIDE_NONE;
+	x->call = NULL;
+	x->refused = false;
+	if (in_pipe || out_pipe)
+		r = by_splice(x, in_pipe, out_pipe);
+	else {
+		r = REFUSED;
+		if (fd_is_regular(x->in) && fd_is_regular(x->out))
+			r = by_copy_range(x);
+		if (r == REFUSED)
+			r = by_internal_pipe(x);
+	}
+	if (r != REFUSED)
+		return r;
+	if (common.strict) {
+		if (x->call == NULL)
+			x->call = "copy_file_range";
+		x->refused = true;
+		return FAILED;
+	}
+	if (common.verbose > 1)
+		warn_msg("%s refused (%s), using read/write", x->call,
+		    strerror(x->err));
+	x->err = 0;
+	x->call = NULL;
+	x->side = SIDE_NONE;
+	return by_read_write(x);
+}
+
+void
+xfer_warn(const struct xfer *x, const char *in_name, const char *out_name)
+{
+	const char *name = x->side == SIDE_OUTPUT ? out_name : in_name;
+
+	if (x->refused)
+		warn_msg("%s -> %s: %s: %s (--strict: no fallback to read/write)",
+		    in_name, out_name, x->call, strerror(x->err));
+	else if (x->side == SIDE_NONE)
+		warn_msg("%s -> %s: %s: %s", in_name, out_name, x->call,
+		    strerror(x->err));
+	else
+		warn_msg("%s: %s", name, strerror(x->err));
+}

@@ -1,0 +1,177 @@
+/*
+ * splice.h: what the splice-tools share.  Every byte a tool moves goes
+ * through move_fd(); every tool parses the same sizes and the same common
+ * options the same way.
+ */
+#ifndef SPLICE_TOOLS_SPLICE_H
+#define SPLICE_TOOLS_SPLICE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdnoreturn.h>
+#include <sys/types.h>
+
+#ifndef SPLICE_TOOLS_VERSION
+#define SPLICE_TOOLS_VERSION "0.0.0"
+#endif
+
+enum {
+	EXIT_ERROR = 1,		/* I/O, open, verify mismatch */
+	EXIT_USAGE = 2,		/* bad option or operand */
+};
+
+/* Length that means "until end of input". */
+#define TO_EOF UINT64_MAX
+
+/* Pipe capacity a tool asks for when the user says nothing (DESIGN.md). */
+#define DEFAULT_PIPE_BYTES (1024 * 1024)
+
+/* ---- messages ---------------------------------------------------------- */
+
+extern const char *progname;
+
+/* Sets progname, and argv[0] for getopt's messages, to argv[0]'s basename. */
+void set_progname(char *argv[]);
+/* "prog: MSG: strerror(errno)" on stderr. */
+void warn_errno(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "prog: MSG" on stderr. */
+void warn_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "prog: MSG" and "Try 'prog --help'." on stderr, exit 2. */
+noreturn void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "prog (splice-tools) X.Y.Z" on stdout, exit 0. */
+noreturn void print_version(void);
+
+/* ---- sizes ------------------------------------------------------------- */
+
+/*
+ * Parses "123", "4K", "4KiB", "4KB", "1.5M" is rejected (no fractions).
+ * K/M/G/T/P/E and KiB.. are powers of 1024, KB/MB/GB.. powers of 1000.
+ * Returns 0, or -1 with errno EINVAL (malformed, negative) or ERANGE.
+ */
+int parse_size(const char *s, uint64_t *bytes);
+/* parse_size() for option OPT; a bad value is a usage error naming OPT. */
+uint64_t option_size(const char *opt, const char *arg);
+
+/* ---- the options every tool takes ---------------------------------------- */
+
+struct common_opts {
+	int verbose;		/* -v: methods, bytes, rate on stderr */
+	bool strict;		/* --strict: a fallback is an error */
+	bool progress;		/* --progress: status line once a second */
+	size_t pipe_bytes;	/* --pipe-size, 0 = DEFAULT_PIPE_BYTES */
+};
+
+extern struct common_opts common;
+
+/* Long-option codes of the common options, above every short option. */
+enum {
+	OPT_STRICT = 0x100,
+	OPT_PROGRESS,
+	OPT_PIPE_SIZE,
+	OPT_TOOL_FIRST = 0x120,	/* first code free for a tool's own options */
+};
+
+/* Put this inside a tool's struct option array. */
+#define COMMON_LONG_OPTIONS \
+	{ "verbose", no_argument, NULL, 'v' }, \
+	{ "strict", no_argument, NULL, OPT_STRICT }, \
+	{ "progress", no_argument, NULL, OPT_PROGRESS }, \
+	{ "pipe-size", required_argument, NULL, OPT_PIPE_SIZE }, \
+	{ "help", no_argument, NULL, 'h' }, \
+	{ "version", no_argument, NULL, 'V' }
+/* Put this inside a tool's short option string. */
+#define COMMON_SHORT_OPTIONS "vhV"
+/* The lines every --help ends with. */
+#define COMMON_HELP \
+	"  -v, --verbose       say which method moved how many bytes, and the rate\n" \
+	"      --strict        fail instead of falling back from zero-copy\n" \
+	"      --progress      print a status line on stderr about once a second\n" \
+	"      --pipe-size SIZE  pipe capacity to ask for (default 1M)\n" \
+	"  -h, --help          print this help and exit\n" \
+	"  -V, --version       print the version and exit\n"
+
+/*
+ * Handles one getopt_long() result if it is a common option and returns
+ * true; help() is called for -h.  Returns false for anything else.
+ */
+bool common_option(int opt, const char *arg, void (*help)(void));
+
+/* ---- pipes ------------------------------------------------------------- */
+
+bool fd_is_pipe(int fd);
+bool fd_is_regular(int fd);
+/* F_GETPIPE_SZ, or -1 when fd is not a pipe. */
+long pipe_capacity(int fd);
+/*
+ * Grows (or sets) fd's capacity to common.pipe_bytes (default 1 MiB, capped
+ * at /proc/sys/fs/pipe-max-size) and returns what the kernel granted, which
+ * may be less: that is kept quietly.  -1 when fd is not a pipe.
+ */
+long pipe_grow(int fd);
+/* pipe2(O_CLOEXEC) then pipe_grow(); -1 with errno on failure. */
+int pipe_open(int fds[2]);
+
+/* Waits with poll(2) until fd is ready for events; retries EINTR. */
+int wait_fd(int fd, short events);
+
+/* ---- moving bytes ------------------------------------------------------- */
+
+enum xfer_method {
+	M_SPLICE,		/* splice(2), one side a pipe */
+	M_SPLICE_PIPE,		/* splice(2) through an internal pipe */
+	M_COPY_RANGE,		/* copy_file_range(2) */
+	M_SENDFILE,		/* sendfile(2) */
+	M_TEE,			/* tee(2) */
+	M_VMSPLICE,		/* vmsplice(2) */
+	M_READ_WRITE,		/* read(2) and write(2), the portable path */
+	M_COUNT
+};
+
+enum xfer_side { SIDE_NONE, SIDE_INPUT, SIDE_OUTPUT };
+
+struct xfer {
+	int in, out;
+	uint64_t len;		/* bytes to move, or TO_EOF */
+	size_t chunk;		/* most bytes per call; 0 = pipe capacity */
+	unsigned int flags;	/* extra SPLICE_F_* flags (MOVE, MORE) */
+	/* results */
+	uint64_t moved;		/* bytes that reached out */
+	enum xfer_side side;	/* where the error came from */
+	int err;		/* errno of the failure, 0 if none */
+	const char *call;	/* the syscall that failed or was refused */
+	bool refused;		/* --strict stopped a fallback */
+};
+
+/*
+ * Moves x->len bytes (or to EOF) from x->in to x->out, zero-copy where the
+ * kernel allows: splice(2) when a side is a pipe, copy_file_range(2) between
+ * regular files, else splice(2) through an internal pipe; read(2)/write(2)
+ * when the kernel refuses before the first byte moved (unless --strict).
+ * Short transfers are completed, EINTR retried, EAGAIN waited out with
+ * poll(2).  Returns 0, or -1 with x->err, x->side and x->call set; nothing is
+ * printed: the caller reports, see xfer_warn().  Returns 0 at EOF even when
+ * fewer than x->len bytes came.
+ */
+int move_fd(struct xfer *x);
+/* "prog: NAME: strerror" where NAME is in_name or out_name by x->side. */
+void xfer_warn(const struct xfer *x, const char *in_name, const char *out_name);
+
+/* Writes all of buf, waiting out EAGAIN; -1 with errno on error. */
+int write_all(int fd, const void *buf, size_t len);
+
+/* ---- accounting: -v and --progress -------------------------------------- */
+
+/* Counts n bytes moved by method m; prints --progress when a second passed. */
+void account(enum xfer_method m, uint64_t n);
+/* Name of a method, as -v and --strict messages print it. */
+const char *method_name(enum xfer_method m);
+/*
+ * At the end of a tool: ends the --progress line and with -v prints, per
+ * method used, "prog: METHOD: N bytes in T s (R MiB/s)".
+ */
+void report_totals(void);
+/* Monotonic seconds since the tool started. */
+double elapsed_seconds(void);
+
+#endif

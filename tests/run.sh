@@ -1,0 +1,126 @@
+#!/bin/sh
+# The splice-tools test harness: runs every case of every area script
+# (tests/*.sh but this one and lib.sh), each in a private temp dir under a
+# timeout, prints TAP, and ends with "N passed, N failed, N skipped".
+#
+#   tests/run.sh [--bindir DIR] [--helpers DIR] [--strict] [--timeout SECS] [AREA|CASE]...
+#
+# --bindir   where the tools are (default: ./build beside tests/)
+# --helpers  where the test helpers are (default: BINDIR/tests)
+# --strict   pass --strict to every tool: the kernel smoke test mode; cases
+#            that exist to test a fallback are skipped, named.
+set -u
+
+TESTS=$(cd "$(dirname "$0")" && pwd)
+BINDIR=$TESTS/../build
+HELPERS=
+STRICT=
+CASE_TIMEOUT=300
+FILTER=
+
+usage() {
+  echo "usage: $0 [--bindir DIR] [--helpers DIR] [--strict] [--timeout SECS] [AREA|CASE]..."
+}
+
+while [ $# -gt 0 ]; do
+  case $1 in
+  --bindir) BINDIR=${2:?--bindir needs a directory}; shift 2 ;;
+  --bindir=*) BINDIR=${1#*=}; shift ;;
+  --helpers) HELPERS=${2:?--helpers needs a directory}; shift 2 ;;
+  --strict) STRICT=1; shift ;;
+  --timeout) CASE_TIMEOUT=${2:?}; shift 2 ;;
+  -h|--help) usage; exit 0 ;;
+  -*) usage >&2; exit 2 ;;
+  *) FILTER="$FILTER $1"; shift ;;
+  esac
+done
+
+BINDIR=$(cd "$BINDIR" 2>/dev/null && pwd) || { echo "run.sh: no such directory: $BINDIR" >&2; exit 2; }
+[ -n "$HELPERS" ] || HELPERS=$BINDIR/tests
+if [ ! -x "$BINDIR/splice-cat" ]; then
+  echo "run.sh: $BINDIR/splice-cat not found; build first (meson setup build && ninja -C build)" >&2
+  exit 2
+fi
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/splice-tests.XXXXXX") || exit 1
+trap 'rm -rf "$WORK"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# Every tool the cases run comes from here: the build (or --bindir), with
+# --strict added in strict mode.
+mkdir "$WORK/bin"
+for tool in "$BINDIR"/splice-* "$BINDIR"/vmsplice*; do
+  [ -x "$tool" ] && [ -f "$tool" ] || continue
+  name=${tool##*/}
+  if [ -n "$STRICT" ]; then
+    printf '#!/bin/sh\nexec "%s" --strict "$@"\n' "$tool" > "$WORK/bin/$name"
+    chmod +x "$WORK/bin/$name"
+  else
+    ln -s "$tool" "$WORK/bin/$name"
+  fi
+done
+PATH=$WORK/bin:$PATH
+export PATH TESTS BINDIR HELPERS STRICT
+
+if [ -n "$STRICT" ]; then
+  echo "# strict mode: every tool runs with --strict (kernel smoke test)"
+fi
+echo "# kernel $(uname -r), tools from $BINDIR"
+
+selected() {
+  [ -z "$FILTER" ] && return 0
+  for f in $FILTER; do
+    [ "$f" = "$1" ] || [ "$f" = "$2" ] && return 0
+  done
+  return 1
+}
+
+n=0 passed=0 failed=0 skipped=0
+for area_script in "$TESTS"/*.sh; do
+  area=${area_script##*/}
+  area=${area%.sh}
+  case $area in run|lib) continue ;; esac
+  list=$(sh "$area_script" list) || { echo "run.sh: $area_script list failed" >&2; exit 1; }
+  # Each line of the list: NAME DESCRIPTION...
+  echo "$list" | {
+    while read -r name desc; do
+      [ -n "$name" ] || continue
+      selected "$area" "$name" || continue
+      n=$((n + 1))
+      dir=$WORK/case.$n
+      mkdir "$dir"
+      start=$(date +%s)
+      (cd "$dir" && exec timeout -k 10 "$CASE_TIMEOUT" sh "$area_script" run "$name") \
+        > "$dir/.log" 2>&1 < /dev/null
+      status=$?
+      secs=$(( $(date +%s) - start ))
+      title="$area: $desc"
+      if [ $status -eq 0 ]; then
+        echo "ok $n - $title (${secs}s)"
+        passed=$((passed + 1))
+      elif [ $status -eq 77 ]; then
+        reason=$(sed -n 's/^SKIP: //p' "$dir/.log" | tail -n 1)
+        echo "ok $n - $title # SKIP ${reason:-no reason given}"
+        skipped=$((skipped + 1))
+      else
+        [ $status -eq 124 ] && echo "timed out after ${CASE_TIMEOUT}s" >> "$dir/.log"
+        echo "not ok $n - $title (exit $status)"
+        sed 's/^/#   /' "$dir/.log" | tail -n 40
+        failed=$((failed + 1))
+      fi
+      rm -rf "$dir"
+    done
+    echo "$n $passed $failed $skipped" > "$WORK/count.$area"
+  }
+  read -r n p f s < "$WORK/count.$area"
+  passed=$p failed=$f skipped=$s
+done
+
+echo "1..$n"
+if [ "$skipped" -gt 0 ]; then
+  echo "$passed passed, $failed failed, $skipped skipped"
+else
+  echo "$passed passed, $failed failed"
+fi
+[ "$failed" -eq 0 ] && [ "$n" -gt 0 ]
