@@ -1,0 +1,37 @@
+#!/bin/sh
+# Manual pages: mdoc that lints clean, one page per tool, and the same
+# options in --help and in the page.
+. "${TESTS:?run me through tests/run.sh}/lib.sh"
+
+MAN=$TESTS/../man
+
+tcase t_lint "mandoc -Tlint: no warning in any page"
+t_lint() {
+  need mandoc
+  for page in "$MAN"/*.[17]; do
+    mandoc -Tlint -Wwarning "$page" > lint 2>&1 || { cat lint >&2; fail "$page"; }
+  done
+}
+
+tcase t_page_per_tool "every built tool has a page"
+t_page_per_tool() {
+  for tool in "$BINDIR"/splice-* "$BINDIR"/vmsplice*; do
+    [ -x "$tool" ] && [ -f "$tool" ] || continue
+    [ -f "$MAN/${tool##*/}.1" ] || fail "no man/${tool##*/}.1"
+  done
+}
+
+tcase t_options_documented "every long option in --help is in the page's SYNOPSIS or options"
+t_options_documented() {
+  for tool in "$BINDIR"/splice-* "$BINDIR"/vmsplice*; do
+    [ -x "$tool" ] && [ -f "$tool" ] || continue
+    name=${tool##*/}
+    "$name" --help > help || fail "$name --help"
+    for opt in $(grep -o -- '--[a-z][a-z-]*' help | sort -u); do
+      # mdoc writes --opt as "Fl -opt".
+      grep -q -- "Fl -${opt#--}" "$MAN/$name.1" || fail "$name: $opt not in man/$name.1"
+    done
+  done
+}
+
+run_area "$@"
