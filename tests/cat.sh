@@ -15,7 +15,7 @@ tcase t_to_pipe "file -> stdout a pipe, 0 B to 10 MiB, byte-exact"
 t_to_pipe() {
   make_inputs
   for n in $SIZES; do
-    { splice-cat "in.$n"; echo $? > st; } | cat > "out.$n"
+    { splice-cat "in.$n" && echo 0 > st || echo $? > st; } | cat > "out.$n"
     status 0 "$(cat st)" "splice-cat in.$n | cat"
     same "in.$n" "out.$n"
   done
@@ -67,7 +67,7 @@ tcase t_file_to_file_pipe "file -> file through the internal pipe when copy_file
 t_file_to_file_pipe() {
   need strace
   random_file in 3000000
-  strace -f -o trace -e trace=copy_file_range,splice -e inject=copy_file_range:error=EXDEV \
+  strace_run -f -o trace -e trace=copy_file_range,splice -e inject=copy_file_range:error=EXDEV \
     splice-cat -v in > out 2> err || { cat err >&2; fail "splice-cat exit"; }
   same in out
   mentions err "splice via pipe: 3000000 bytes"
@@ -77,7 +77,7 @@ t_file_to_file_pipe() {
 tcase t_sparse_5g "5 GiB sparse file | wc -c: every byte, 64-bit totals"
 t_sparse_5g() {
   truncate -s 5G sparse
-  n=$({ splice-cat sparse; echo $? > st; } | wc -c)
+  n=$({ splice-cat sparse && echo 0 > st || echo $? > st; } | wc -c)
   status 0 "$(cat st)" "splice-cat sparse"
   [ "$n" -eq 5368709120 ] || fail "wc -c says $n, expected 5368709120"
 }
@@ -174,12 +174,12 @@ t_nonblocking() {
   nb=$(helper set-nonblock)
   random_file f 10485760
   # A slow reader keeps the non-blocking stdout pipe full.
-  { sh -c 'cat f; sleep 0.3; cat f' | "$nb" 0 1 -- splice-cat; echo $? > st; } |
+  { sh -c 'cat f; sleep 0.3; cat f' | "$nb" 0 1 -- splice-cat && echo 0 > st || echo $? > st; } |
     { sleep 0.3; cat; } > out
   status 0 "$(cat st)" "non-blocking splice-cat"
   cat f f > ref
   same ref out
-  { "$nb" 1 -- splice-cat f f; echo $? > st; } | { sleep 0.3; cat; } > out2
+  { "$nb" 1 -- splice-cat f f && echo 0 > st || echo $? > st; } | { sleep 0.3; cat; } > out2
   status 0 "$(cat st)" "file to non-blocking pipe"
   same ref out2
 }
@@ -189,12 +189,12 @@ t_inject_enosys() {
   needs_fallback
   need strace
   random_file f 1000000
-  { strace -f -o /dev/null -e inject=splice:error=ENOSYS splice-cat -v f 2> err; echo $? > st; } |
-    cat > out
+  { strace_run -f -o /dev/null -e inject=splice:error=ENOSYS splice-cat -v f 2> err &&
+    echo 0 > st || echo $? > st; } | cat > out
   status 0 "$(cat st)" "splice-cat under ENOSYS"
   same f out
   mentions err "read/write: 1000000 bytes"
-  cat f | strace -f -o /dev/null -e inject=splice:error=ENOSYS splice-cat > out2 ||
+  cat f | strace_run -f -o /dev/null -e inject=splice:error=ENOSYS splice-cat > out2 ||
     fail "pipe to file under ENOSYS"
   same f out2
 }
@@ -204,7 +204,7 @@ t_inject_emfile() {
   needs_fallback
   need strace
   random_file f 1000000
-  strace -f -o /dev/null -e inject=copy_file_range:error=EXDEV -e inject=pipe2:error=EMFILE \
+  strace_run -f -o /dev/null -e inject=copy_file_range:error=EXDEV -e inject=pipe2:error=EMFILE \
     splice-cat f > out || fail "splice-cat under EMFILE"
   same f out
 }

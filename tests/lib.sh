@@ -75,3 +75,8 @@ run_status() {
   echo $? > "$_f"
   set -e
 }
+
+# strace with LeakSanitizer off (it cannot run under ptrace) for sanitized builds.
+strace_run() {
+  ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" strace "$@"
+}
