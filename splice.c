@@ -113,7 +113,7 @@ parse_size(const char *s, uint64_t *bytes)
 		return 0;
 	}
 	unit = strchr(units, *s >= 'a' && *s <= 'z' ? *s - 'a' + 'A' : *s);
-	if (unit == NULL || *s == '\0') {
+	if (unit == NULL) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -221,15 +221,16 @@ pipe_capacity(int fd)
 static long
 pipe_max_bytes(void)
 {
-	long max = DEFAULT_PIPE_BYTES;
+	char text[32];
+	long max = 0;
 	FILE *f = fopen("/proc/sys/fs/pipe-max-size", "re");
 
 	if (f) {
-		if (fscanf(f, "%ld", &max) != 1 || max <= 0)
-			max = DEFAULT_PIPE_BYTES;
-		fclose(f);
+		if (fgets(text, sizeof(text), f))
+			max = strtol(text, NULL, 10);
+		(void)fclose(f);
 	}
-	return max;
+	return max > 0 ? max : DEFAULT_PIPE_BYTES;
 }
 
 long
@@ -686,4 +687,371 @@ xfer_warn(const struct xfer *x, const char *in_name, const char *out_name)
 		    strerror(x->err));
 	else
 		warn_msg("%s: %s", name, strerror(x->err));
+}
+
+/* ---- TCP: splice-fromnet, splice-tonet, splice-tee --net ---------------- */
+
+#include <netdb.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <sys/ioctl.h>
+#include <sys/sendfile.h>
+#include <sys/socket.h>
+
+static void
+tcp_name_of(const struct sockaddr *sa, struct tcp_name *name)
+{
+	const void *addr;
+
+	name->host[0] = '\0';
+	name->port = 0;
+	if (sa->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *sin6 = (const void *)sa;
+
+		addr = &sin6->sin6_addr;
+		name->port = ntohs(sin6->sin6_port);
+	} else if (sa->sa_family == AF_INET) {
+		const struct sockaddr_in *sin = (const void *)sa;
+
+		addr = &sin->sin_addr;
+		name->port = ntohs(sin->sin_port);
+	} else
+		return;
+	if (inet_ntop(sa->sa_family, addr, name->host, sizeof(name->host)) == NULL)
+		strcpy(name->host, "?");
+}
+
+/* connect(2), which EINTR does not restart: the rest happens in the kernel. */
+static int
+connect_one(int fd, const struct sockaddr *sa, socklen_t len)
+{
+	int err = 0;
+	socklen_t errlen = sizeof(err);
+
+	if (connect(fd, sa, len) == 0)
+		return 0;
+	if (errno != EINTR && errno != EINPROGRESS)
+		return -1;
+	if (wait_fd(fd, POLLOUT) < 0 ||
+	    getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &errlen) < 0)
+		return -1;
+	errno = err;
+	return err == 0 ? 0 : -1;
+}
+
+static void
+sleep_seconds(double secs)
+{
+	struct timespec ts = { (time_t)secs, (long)((secs - (double)(time_t)secs) * 1e9) };
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+int
+tcp_connect(const char *host, const char *port, int family, double retry_secs)
+{
+	const struct addrinfo hints = { .ai_family = family, .ai_socktype = SOCK_STREAM };
+	double deadline = elapsed_seconds() + retry_secs;
+
+	for (;;) {
+		struct addrinfo *list, *ai;
+		int gai = getaddrinfo(host, port, &hints, &list), err = 0;
+
+		if (gai == 0) {
+			for (ai = list; ai; ai = ai->ai_next) {
+				int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC,
+				    ai->ai_protocol);
+
+				if (fd >= 0 && connect_one(fd, ai->ai_addr, ai->ai_addrlen) == 0) {
+					freeaddrinfo(list);
+					return fd;
+				}
+				err = errno;
+				if (fd >= 0)
+					close(fd);
+			}
+			freeaddrinfo(list);
+		} else if (gai == EAI_SYSTEM)
+			err = errno;
+		/* A name that does not exist will not appear by waiting. */
+		if ((gai != 0 && gai != EAI_AGAIN && gai != EAI_SYSTEM) ||
+		    elapsed_seconds() >= deadline) {
+			if (gai != 0 && gai != EAI_SYSTEM)
+				warn_msg("%s %s: %s", host, port, gai_strerror(gai));
+			else {
+				errno = err ? err : ECONNREFUSED;
+				warn_errno("%s %s", host, port);
+			}
+			return -1;
+		}
+		/* A receiver starting up: try again soon, not in a busy loop. */
+		sleep_seconds(deadline - elapsed_seconds() < 0.1 ?
+		    deadline - elapsed_seconds() : 0.1);
+	}
+}
+
+static int
+listen_on(const struct addrinfo *ai, bool dual_stack)
+{
+	int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
+	int on = 1, off = 0;
+
+	if (fd < 0)
+		return -1;
+	/* A port left in TIME_WAIT by the last run is free to reuse. */
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
+	/* "::" takes IPv4 too, whatever net.ipv6.bindv6only says. */
+	if (dual_stack)
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &off, sizeof(off));
+	if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 && listen(fd, 16) == 0)
+		return fd;
+	int err = errno;
+
+	close(fd);
+	errno = err;
+	return -1;
+}
+
+int
+tcp_listen(const char *addr, const char *port, int family, struct tcp_name *bound)
+{
+	struct addrinfo hints = {
+		.ai_family = family, .ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE,
+	};
+	struct addrinfo *list, *ai;
+	int gai, fd = -1;
+
+	/* Every address: "::" with IPv4 mapped in, else 0.0.0.0. */
+	if (addr == NULL && family == AF_UNSPEC) {
+		hints.ai_family = AF_INET6;
+		if (getaddrinfo(NULL, port, &hints, &list) == 0) {
+			for (ai = list; ai && fd < 0; ai = ai->ai_next)
+				fd = listen_on(ai, true);
+			freeaddrinfo(list);
+		}
+		hints.ai_family = AF_INET;
+	}
+	if (fd < 0) {
+		gai = getaddrinfo(addr, port, &hints, &list);
+		if (gai != 0) {
+			if (gai == EAI_SYSTEM)
+				warn_errno("%s %s", addr ? addr : "*", port);
+			else
+				warn_msg("%s %s: %s", addr ? addr : "*", port, gai_strerror(gai));
+			return -1;
+		}
+		for (ai = list; ai && fd < 0; ai = ai->ai_next)
+			fd = listen_on(ai, false);
+		freeaddrinfo(list);
+		if (fd < 0) {
+			warn_errno("%s %s", addr ? addr : "*", port);
+			return -1;
+		}
+	}
+	if (bound) {
+		struct sockaddr_storage ss;
+		socklen_t len = sizeof(ss);
+
+		if (getsockname(fd, (struct sockaddr *)&ss, &len) < 0) {
+			warn_errno("%s %s: getsockname", addr ? addr : "*", port);
+			close(fd);
+			return -1;
+		}
+		tcp_name_of((struct sockaddr *)&ss, bound);
+	}
+	return fd;
+}
+
+int
+tcp_accept(int listen_fd, double timeout_secs, struct tcp_name *peer)
+{
+	double deadline = elapsed_seconds() + timeout_secs;
+
+	for (;;) {
+		struct pollfd pfd = { .fd = listen_fd, .events = POLLIN };
+		struct sockaddr_storage ss;
+		socklen_t len = sizeof(ss);
+		int ms = -1, fd, r;
+
+		if (timeout_secs >= 0) {
+			double left_secs = deadline - elapsed_seconds();
+
+			ms = left_secs > 0 ? (int)(left_secs * 1000.0) + 1 : 0;
+		}
+		r = poll(&pfd, 1, ms);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -1;
+		if (r == 0) {
+			errno = ETIMEDOUT;
+			return -1;
+		}
+		fd = accept4(listen_fd, (struct sockaddr *)&ss, &len, SOCK_CLOEXEC);
+		if (fd >= 0) {
+			if (peer)
+				tcp_name_of((struct sockaddr *)&ss, peer);
+			return fd;
+		}
+		/* A peer that gave up before we took it is not our error. */
+		if (errno != EINTR && errno != ECONNABORTED && errno != EAGAIN)
+			return -1;
+	}
+}
+
+int
+tcp_split(char *spec, char **host, char **port)
+{
+	char *colon;
+
+	if (spec[0] == '[') {
+		char *close_bracket = strchr(spec, ']');
+
+		if (close_bracket == NULL || close_bracket[1] != ':' || close_bracket[2] == '\0')
+			return -1;
+		*close_bracket = '\0';
+		*host = spec + 1;
+		*port = close_bracket + 2;
+		return 0;
+	}
+	colon = strchr(spec, ':');
+	/* "::1:9000" is ambiguous: IPv6 needs brackets. */
+	if (colon == NULL || colon == spec || colon[1] == '\0' || strchr(colon + 1, ':'))
+		return -1;
+	*colon = '\0';
+	*host = spec;
+	*port = colon + 1;
+	return 0;
+}
+
+int
+tcp_finish(int fd)
+{
+	static char drop[4096];
+
+	if (shutdown(fd, SHUT_WR) < 0)
+		return -1;
+	for (;;) {
+		ssize_t n = read(fd, drop, sizeof(drop));
+
+		if (n == 0)
+			return 0;
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN) {
+			if (wait_fd(fd, POLLIN) < 0)
+				return -1;
+			continue;
+		}
+		if (n < 0)
+			return -1;
+	}
+}
+
+/* Errors a socket gives when its peer or the network fails. */
+static bool
+socket_error(int err)
+{
+	return err == EPIPE || err == ECONNRESET || err == ENOTCONN || err == ETIMEDOUT ||
+	    err == ECONNABORTED || err == EHOSTUNREACH || err == ENETUNREACH ||
+	    err == ENETDOWN || err == ENOBUFS;
+}
+
+static int
+by_sendfile(struct xfer *x)
+{
+	/* The kernel loops inside; 16 MiB keeps --progress alive. */
+	const size_t chunk = 16 << 20;
+
+	while (left(x) > 0) {
+		ssize_t n = sendfile(x->out, x->in, NULL, call_bytes(x, chunk));
+
+		if (n > 0) {
+			x->moved += (uint64_t)n;
+			account(M_SENDFILE, (uint64_t)n);
+			continue;
+		}
+		if (n == 0)
+			break;
+		if (errno == EINTR)
+			continue;
+		if (errno == EAGAIN) {
+			if (wait_fd(x->out, POLLOUT) < 0)
+				return fail(x, SIDE_OUTPUT, "poll", errno);
+			continue;
+		}
+		if (x->moved == 0 && refusal(errno))
+			return fail(x, SIDE_NONE, "sendfile", errno), REFUSED;
+		return fail(x, socket_error(errno) ? SIDE_OUTPUT : SIDE_INPUT, "sendfile",
+		    errno);
+	}
+	return DONE;
+}
+
+/*
+ * Pipe to socket.  Within one call the kernel already sends every buffer
+ * but the last with MSG_MORE; SPLICE_F_MORE covers the last one too, but
+ * only when the pipe is full: a writer that pauses must not leave its last
+ * bytes corked in our socket.
+ */
+static int
+by_splice_to_socket(struct xfer *x)
+{
+	long cap = pipe_capacity(x->in);
+	size_t chunk = cap > 0 ? (size_t)cap : 65536;
+
+	while (left(x) > 0) {
+		unsigned int flags = x->flags;
+		int queued = 0;
+		ssize_t n;
+
+		if (ioctl(x->in, FIONREAD, &queued) == 0 && (size_t)queued >= chunk &&
+		    left(x) > chunk)
+			flags |= SPLICE_F_MORE;
+		n = splice(x->in, NULL, x->out, NULL, call_bytes(x, chunk), flags);
+		if (n > 0) {
+			x->moved += (uint64_t)n;
+			account(M_SPLICE, (uint64_t)n);
+			continue;
+		}
+		if (n == 0)
+			break;
+		if (errno == EINTR)
+			continue;
+		if (errno == EAGAIN) {
+			if (wait_fd(x->in, POLLIN) < 0 || wait_fd(x->out, POLLOUT) < 0)
+				return fail(x, SIDE_NONE, "poll", errno);
+			continue;
+		}
+		if (x->moved == 0 && refusal(errno))
+			return fail(x, SIDE_NONE, "splice", errno), REFUSED;
+		/* A pipe fails only by losing its reader: blame the socket. */
+		return fail(x, SIDE_OUTPUT, "splice", errno);
+	}
+	return DONE;
+}
+
+int
+move_to_socket(struct xfer *x)
+{
+	int r;
+
+	x->moved = 0;
+	x->err = 0;
+	x->side = SIDE_NONE;
+	x->call = NULL;
+	x->refused = false;
+	if (fd_is_regular(x->in))
+		r = by_sendfile(x);
+	else if (fd_is_pipe(x->in))
+		r = by_splice_to_socket(x);
+	else
+		return move_fd(x);
+	if (r != REFUSED)
+		return r;
+	if (common.verbose > 1)
+		warn_msg("%s refused (%s), trying splice", x->call, strerror(x->err));
+	/* Nothing moved yet: move_fd() starts over with the same offsets. */
+	return move_fd(x);
 }
