@@ -3,23 +3,29 @@
 # (tests/*.sh but this one and lib.sh), each in a private temp dir under a
 # timeout, prints TAP, and ends with "N passed, N failed, N skipped".
 #
-#   tests/run.sh [--bindir DIR] [--helpers DIR] [--strict] [--timeout SECS] [AREA|CASE]...
+#   tests/run.sh [--bindir DIR] [--helpers DIR] [--strict] [--valgrind] [--timeout SECS]
+#                [AREA|CASE]...
 #
 # --bindir   where the tools are (default: ./build beside tests/)
 # --helpers  where the test helpers are (default: BINDIR/tests)
 # --strict   pass --strict to every tool: the kernel smoke test mode; cases
 #            that exist to test a fallback are skipped, named.
+# --valgrind run every tool under valgrind --leak-check=full; an error or a
+#            definite leak makes the tool exit 1.
+# AREA|CASE  run only these areas (cat, man, ...) or cases (t_to_pipe, ...)
 set -u
 
 TESTS=$(cd "$(dirname "$0")" && pwd)
 BINDIR=$TESTS/../build
 HELPERS=
 STRICT=
+VALGRIND=
 CASE_TIMEOUT=300
 FILTER=
 
 usage() {
-  echo "usage: $0 [--bindir DIR] [--helpers DIR] [--strict] [--timeout SECS] [AREA|CASE]..."
+  echo "usage: $0 [--bindir DIR] [--helpers DIR] [--strict] [--valgrind] [--timeout SECS]" \
+    "[AREA|CASE]..."
 }
 
 while [ $# -gt 0 ]; do
@@ -28,6 +34,7 @@ while [ $# -gt 0 ]; do
   --bindir=*) BINDIR=${1#*=}; shift ;;
   --helpers) HELPERS=${2:?--helpers needs a directory}; shift 2 ;;
   --strict) STRICT=1; shift ;;
+  --valgrind) VALGRIND=1; shift ;;
   --timeout) CASE_TIMEOUT=${2:?}; shift 2 ;;
   -h|--help) usage; exit 0 ;;
   -*) usage >&2; exit 2 ;;
@@ -53,15 +60,28 @@ mkdir "$WORK/bin"
 for tool in "$BINDIR"/splice-* "$BINDIR"/vmsplice*; do
   [ -x "$tool" ] && [ -f "$tool" ] || continue
   name=${tool##*/}
-  if [ -n "$STRICT" ]; then
-    printf '#!/bin/sh\nexec "%s" --strict "$@"\n' "$tool" > "$WORK/bin/$name"
+  if [ -n "$STRICT$VALGRIND" ]; then
+    {
+      echo '#!/bin/sh'
+      printf 'exec'
+      [ -z "$VALGRIND" ] || printf ' valgrind -q --error-exitcode=1 --leak-check=full'
+      [ -z "$VALGRIND" ] || printf ' --errors-for-leak-kinds=definite'
+      printf ' "%s"' "$tool"
+      [ -z "$STRICT" ] || printf ' --strict'
+      printf ' "$@"\n'
+    } > "$WORK/bin/$name"
     chmod +x "$WORK/bin/$name"
   else
     ln -s "$tool" "$WORK/bin/$name"
   fi
 done
 PATH=$WORK/bin:$PATH
-export PATH TESTS BINDIR HELPERS STRICT
+export PATH TESTS BINDIR HELPERS STRICT VALGRIND
+
+if [ -n "$VALGRIND" ] && ! command -v valgrind > /dev/null; then
+  echo "run.sh: --valgrind: valgrind is not installed" >&2
+  exit 2
+fi
 
 if [ -n "$STRICT" ]; then
   echo "# strict mode: every tool runs with --strict (kernel smoke test)"
