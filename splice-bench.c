@@ -1,0 +1,1145 @@
+/*
+ * splice-bench: measure each way of moving bytes through a pipe, a file and
+ * loopback TCP on this machine, and check every byte that moved.
+ *
+ * The loops below are the methods being measured, written out one by one
+ * as the 2006 splice-bench did; the tools move their bytes with move_fd().
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/sendfile.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "splice.h"
+
+/*
+ * Every stream is one block of pseudo-random bytes repeated.  A block is a
+ * huge page, so the vmsplice rows hand the same pages to the pipe again and
+ * again and never write to a page the kernel may still hold.
+ */
+#define PATTERN_BYTES (2UL << 20)
+#define SMALL_PIPE_BYTES 65536
+#define RW_BUFFER_BYTES (128 * 1024)	/* what cat(1) and cp(1) use */
+#define CHECK_RUN_BYTES (32ULL << 20)
+#define FILE_BYTES (64ULL << 20)
+#define MIN_RUN_BYTES (4ULL << 20)
+#define MAX_RUN_BYTES (1ULL << 40)
+
+enum pipe_kind { NO_PIPE, SMALL_PIPE, BIG_PIPE };
+/* Where the bytes end up decides how a run checks them (see the man page). */
+enum sink { TO_MEMORY, TO_NULL, TO_FILE };
+
+struct stage;
+typedef int stage_fn(struct stage *s);
+
+struct bench_case {
+	const char *name;
+	const char *what;
+	enum pipe_kind pipe;
+	enum sink sink;
+	stage_fn *put, *mid, *get;	/* producer, optional middle, consumer */
+	bool tcp, file, huge, busy;
+};
+
+struct stage {
+	stage_fn *fn;
+	const struct bench_case *bc;
+	int in, out;
+	uint64_t bytes;		/* what the run moves */
+	bool check;		/* a consumer that would discard checks instead */
+	size_t cap;		/* capacity of the pipe it uses */
+	pid_t pid;
+	int status;		/* from wait4() */
+};
+
+struct result {
+	double *gib_s, *cpu_s_gib;
+	int runs;
+	size_t cap;
+	uint64_t run_bytes;
+	bool failed;
+};
+
+static unsigned char *pattern;	/* the reference the checks compare with */
+static unsigned char *data;	/* what the producers send */
+static unsigned char *huge_data;	/* the same, on a 2 MiB aligned huge page */
+static int devnull = -1;
+static int file_fd = -1, out_fd = -1;
+static uint64_t file_bytes = FILE_BYTES;
+static struct sockaddr_in tcp_addr;
+static int tracked[8];
+static int n_tracked;
+
+static stage_fn put_write, put_vmsplice, put_file_splice, put_file_rw;
+static stage_fn put_tcp_rw, put_tcp_sendfile, put_tcp_splice, put_tcp_mmap;
+static stage_fn get_read_check, get_read_null, get_splice_null, get_tcp;
+static stage_fn mid_tee, mid_copy;
+static stage_fn copy_splice, copy_range, copy_rw;
+
+static const struct bench_case cases[] = {
+	{ "pipe-rw-64k", "write(2) -> pipe -> read(2), 64 KiB pipe", SMALL_PIPE, TO_MEMORY,
+	  put_write, NULL, get_read_check, false, false, false, false },
+	{ "pipe-rw-1m", "write(2) -> pipe -> read(2), 1 MiB pipe", BIG_PIPE, TO_MEMORY,
+	  put_write, NULL, get_read_check, false, false, false, false },
+	{ "vmsplice-splice", "vmsplice(2) -> pipe -> splice(2) to /dev/null (pipe limit)",
+	  BIG_PIPE, TO_NULL, put_vmsplice, NULL, get_splice_null, false, false, false, false },
+	{ "vmsplice-huge", "the same from 2 MiB huge pages", BIG_PIPE, TO_NULL,
+	  put_vmsplice, NULL, get_splice_null, false, false, true, false },
+	{ "vmsplice-busy", "the same, huge pages, non-blocking busy loops", BIG_PIPE, TO_NULL,
+	  put_vmsplice, NULL, get_splice_null, false, false, true, true },
+	{ "vmsplice-read", "vmsplice(2) -> pipe -> read(2)", BIG_PIPE, TO_MEMORY,
+	  put_vmsplice, NULL, get_read_check, false, false, false, false },
+	{ "file-pipe-splice", "cached file -> splice(2) -> pipe -> splice(2) to /dev/null",
+	  BIG_PIPE, TO_NULL, put_file_splice, NULL, get_splice_null, false, true, false, false },
+	{ "file-pipe-rw", "cached file -> read/write -> pipe -> read/write to /dev/null",
+	  BIG_PIPE, TO_NULL, put_file_rw, NULL, get_read_null, false, true, false, false },
+	{ "file-file-splice", "file -> file by splice(2) through a pipe", BIG_PIPE, TO_FILE,
+	  copy_splice, NULL, NULL, false, true, false, false },
+	{ "file-file-cfr", "file -> file by copy_file_range(2)", NO_PIPE, TO_FILE,
+	  copy_range, NULL, NULL, false, true, false, false },
+	{ "file-file-rw", "file -> file by read(2)/write(2)", NO_PIPE, TO_FILE,
+	  copy_rw, NULL, NULL, false, true, false, false },
+	{ "tcp-rw", "file -> loopback TCP by read(2)/write(2)", NO_PIPE, TO_MEMORY,
+	  put_tcp_rw, NULL, get_tcp, true, true, false, false },
+	{ "tcp-sendfile", "file -> loopback TCP by sendfile(2)", NO_PIPE, TO_MEMORY,
+	  put_tcp_sendfile, NULL, get_tcp, true, true, false, false },
+	{ "tcp-splice", "file -> loopback TCP by splice(2) through a pipe", BIG_PIPE, TO_MEMORY,
+	  put_tcp_splice, NULL, get_tcp, true, true, false, false },
+	{ "tcp-mmap", "file -> loopback TCP by mmap(2) and write(2)", NO_PIPE, TO_MEMORY,
+	  put_tcp_mmap, NULL, get_tcp, true, true, false, false },
+	{ "tee-tee", "pipe -> tee(2) into a second pipe, splice(2) to /dev/null", BIG_PIPE,
+	  TO_MEMORY, put_vmsplice, mid_tee, get_read_check, false, false, false, false },
+	{ "tee-copy", "pipe -> read(2), write(2) to a second pipe and /dev/null", BIG_PIPE,
+	  TO_MEMORY, put_vmsplice, mid_copy, get_read_check, false, false, false, false },
+};
+#define N_CASES (sizeof(cases) / sizeof(cases[0]))
+
+static void
+help(void)
+{
+	printf("Usage: %s [-l] [-c NAME]... [-t SECS] [-s SIZE] [-r RUNS] [-d DIR] [--csv]"
+	    " [--corrupt] [-v] [--strict] [--progress] [--pipe-size SIZE]\n"
+	    "Measure each way of moving bytes through pipes, files and loopback TCP on\n"
+	    "this machine, checking every byte, and print GiB/s (median, min, max), CPU\n"
+	    "seconds per GiB and the ratio to write/read through a 64 KiB pipe.\n"
+	    "\n"
+	    "  -l, --list          list the cases and exit\n"
+	    "  -c, --case NAME     run only case NAME (repeatable)\n"
+	    "  -t, --time SECS     time to spend on the runs of each case (default 0.3)\n"
+	    "  -s, --size SIZE     bytes per run (default: what fills the time)\n"
+	    "  -r, --runs N        runs per case, 3 or more (default 3)\n"
+	    "  -d, --dir DIR       where the test files go (default $TMPDIR or /tmp)\n"
+	    "      --csv           print comma-separated values for machines\n"
+	    "      --corrupt       change one byte of the data the producers send, to show\n"
+	    "                      that the checks catch it (every case fails, exit 1)\n"
+	    COMMON_HELP, progname);
+}
+
+/* ---- the data and its check ------------------------------------------------ */
+
+static void *
+map_bytes(size_t len, bool huge)
+{
+	size_t align = huge ? PATTERN_BYTES : 4096;
+	unsigned char *p = mmap(NULL, len + align, PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uintptr_t start;
+
+	if (p == MAP_FAILED)
+		return NULL;
+	start = ((uintptr_t)p + align - 1) & ~(uintptr_t)(align - 1);
+	/* Where transparent huge pages are off, 4 KiB pages: slower, still exact. */
+	if (huge)
+		madvise((void *)start, len, MADV_HUGEPAGE);
+	return (void *)start;
+}
+
+static int
+make_pattern(bool corrupt)
+{
+	uint64_t x = 0x9e3779b97f4a7c15ULL ^ (uint64_t)getpid() ^ (uint64_t)time(NULL);
+
+	pattern = map_bytes(PATTERN_BYTES, false);
+	data = map_bytes(PATTERN_BYTES, false);
+	huge_data = map_bytes(PATTERN_BYTES, true);
+	if (pattern == NULL || data == NULL || huge_data == NULL) {
+		warn_errno("mmap");
+		return -1;
+	}
+	for (size_t i = 0; i < PATTERN_BYTES; i += 8) {
+		/* xorshift64: a fresh stream every time the tool runs. */
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		memcpy(pattern + i, &x, 8);
+	}
+	memcpy(data, pattern, PATTERN_BYTES);
+	if (corrupt)
+		data[PATTERN_BYTES / 2 + 1] ^= 0x40;
+	memcpy(huge_data, data, PATTERN_BYTES);
+	return 0;
+}
+
+/* Compares n bytes at stream offset *offset with the pattern; says where it differs. */
+static int
+check_bytes(const struct stage *s, uint64_t *offset, const unsigned char *buf, size_t n)
+{
+	while (n > 0) {
+		size_t pos = (size_t)(*offset % PATTERN_BYTES), len = PATTERN_BYTES - pos;
+
+		if (len > n)
+			len = n;
+		if (memcmp(buf, pattern + pos, len) != 0) {
+			size_t i = 0;
+
+			while (buf[i] == pattern[pos + i])
+				i++;
+			warn_msg("%s: wrong byte at offset %llu: 0x%02x, expected 0x%02x",
+			    s->bc->name, (unsigned long long)(*offset + i), buf[i],
+			    pattern[pos + i]);
+			return -1;
+		}
+		buf += len;
+		n -= len;
+		*offset += len;
+	}
+	return 0;
+}
+
+static int
+check_count(const struct stage *s, uint64_t got)
+{
+	if (got == s->bytes)
+		return 0;
+	warn_msg("%s: %llu bytes arrived, %llu were sent", s->bc->name,
+	    (unsigned long long)got, (unsigned long long)s->bytes);
+	return -1;
+}
+
+static size_t
+min_size(uint64_t a, uint64_t b)
+{
+	return (size_t)(a < b ? a : b);
+}
+
+static int
+fail_call(const struct stage *s, const char *call)
+{
+	warn_errno("%s: %s", s->bc->name, call);
+	return -1;
+}
+
+/* ---- producers: PATTERN repeated, s->bytes of it, into s->out ---------------- */
+
+static int
+put_write(struct stage *s)
+{
+	uint64_t sent = 0;
+
+	while (sent < s->bytes) {
+		size_t pos = (size_t)(sent % PATTERN_BYTES);
+		ssize_t n = write(s->out, data + pos,
+		    min_size(s->bytes - sent, min_size(s->cap, PATTERN_BYTES - pos)));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return fail_call(s, "write");
+		sent += (uint64_t)n;
+	}
+	return 0;
+}
+
+/*
+ * The 2006 double buffer: two halves of one pipe capacity each, spliced in
+ * turn.  The bytes never change, so no half is ever rewritten.
+ */
+static int
+put_vmsplice(struct stage *s)
+{
+	const unsigned char *buf = s->bc->huge ? huge_data : data;
+	unsigned int flags = s->bc->busy ? SPLICE_F_NONBLOCK : 0;
+	uint64_t sent = 0;
+
+	while (sent < s->bytes) {
+		size_t pos = (size_t)(sent % PATTERN_BYTES);
+		struct iovec iov = {
+			.iov_base = (void *)(buf + pos),
+			.iov_len = min_size(s->bytes - sent, min_size(s->cap, PATTERN_BYTES - pos)),
+		};
+		ssize_t n = vmsplice(s->out, &iov, 1, flags);
+
+		if (n < 0 && (errno == EINTR || (errno == EAGAIN && flags)))
+			continue;
+		if (n < 0)
+			return fail_call(s, "vmsplice");
+		sent += (uint64_t)n;
+	}
+	return 0;
+}
+
+static int
+put_file_splice(struct stage *s)
+{
+	uint64_t sent = 0;
+	loff_t off = 0;
+
+	while (sent < s->bytes) {
+		ssize_t n;
+
+		if ((uint64_t)off == file_bytes)
+			off = 0;
+		n = splice(file_fd, &off, s->out, NULL,
+		    min_size(s->bytes - sent, min_size(s->cap, file_bytes - (uint64_t)off)), 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return fail_call(s, "splice");
+		sent += (uint64_t)n;
+	}
+	return 0;
+}
+
+static int
+put_file_rw(struct stage *s)
+{
+	static unsigned char buf[RW_BUFFER_BYTES];
+	uint64_t sent = 0, off = 0;
+
+	while (sent < s->bytes) {
+		ssize_t n;
+
+		if (off == file_bytes)
+			off = 0;
+		n = pread(file_fd, buf, min_size(s->bytes - sent,
+		    min_size(sizeof(buf), file_bytes - off)), (off_t)off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return fail_call(s, "read");
+		if (write_all(s->out, buf, (size_t)n) < 0)
+			return fail_call(s, "write");
+		sent += (uint64_t)n;
+		off += (uint64_t)n;
+	}
+	return 0;
+}
+
+/* ---- consumers: read everything from s->in, count it, check it ------------- */
+
+static int
+get_read_check(struct stage *s)
+{
+	unsigned char *buf = malloc(s->cap);
+	uint64_t got = 0;
+
+	if (buf == NULL)
+		return fail_call(s, "malloc");
+	for (;;) {
+		ssize_t n = read(s->in, buf, s->cap);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return fail_call(s, "read");
+		if (n == 0)
+			break;
+		if (check_bytes(s, &got, buf, (size_t)n) < 0)
+			return -1;
+	}
+	free(buf);
+	return check_count(s, got);
+}
+
+/* read(2) then write(2) to /dev/null, as `cat > /dev/null` does. */
+static int
+get_read_null(struct stage *s)
+{
+	static unsigned char buf[RW_BUFFER_BYTES];
+	uint64_t got = 0;
+
+	if (s->check)
+		return get_read_check(s);
+	for (;;) {
+		ssize_t n = read(s->in, buf, sizeof(buf));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return fail_call(s, "read");
+		if (n == 0)
+			break;
+		if (write_all(devnull, buf, (size_t)n) < 0)
+			return fail_call(s, "write");
+		got += (uint64_t)n;
+	}
+	return check_count(s, got);
+}
+
+static int
+get_splice_null(struct stage *s)
+{
+	unsigned int flags = s->bc->busy ? SPLICE_F_NONBLOCK : 0;
+	uint64_t got = 0;
+
+	if (s->check)
+		return get_read_check(s);
+	for (;;) {
+		ssize_t n = splice(s->in, NULL, devnull, NULL, s->cap, flags);
+
+		if (n < 0 && (errno == EINTR || (errno == EAGAIN && flags)))
+			continue;
+		if (n < 0)
+			return fail_call(s, "splice");
+		if (n == 0)
+			break;
+		got += (uint64_t)n;
+	}
+	return check_count(s, got);
+}
+
+/* ---- the middle of a three-process pipeline: a tee to /dev/null ------------ */
+
+static int
+mid_tee(struct stage *s)
+{
+	for (;;) {
+		ssize_t n = tee(s->in, s->out, s->cap, 0), left;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return fail_call(s, "tee");
+		if (n == 0)
+			return 0;
+		/* tee(2) left the bytes in the input pipe: consume what it copied. */
+		for (left = n; left > 0; ) {
+			ssize_t m = splice(s->in, NULL, devnull, NULL, (size_t)left, 0);
+
+			if (m < 0 && errno == EINTR)
+				continue;
+			if (m <= 0)
+				return fail_call(s, "splice");
+			left -= m;
+		}
+	}
+}
+
+static int
+mid_copy(struct stage *s)
+{
+	unsigned char *buf = malloc(s->cap);
+
+	if (buf == NULL)
+		return fail_call(s, "malloc");
+	for (;;) {
+		ssize_t n = read(s->in, buf, s->cap);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return fail_call(s, "read");
+		if (n == 0)
+			break;
+		if (write_all(s->out, buf, (size_t)n) < 0 ||
+		    write_all(devnull, buf, (size_t)n) < 0)
+			return fail_call(s, "write");
+	}
+	free(buf);
+	return 0;
+}
+
+/* ---- file to file: one process, s->bytes in passes over the input file ------- */
+
+static int
+copy_splice(struct stage *s)
+{
+	int p[2];
+	uint64_t done = 0;
+	loff_t in_off = 0, out_off = 0;
+
+	if (pipe(p) < 0 || fcntl(p[1], F_SETPIPE_SZ, (int)s->cap) < 0)
+		return fail_call(s, "pipe");
+	while (done < s->bytes) {
+		ssize_t n;
+
+		if ((uint64_t)in_off == file_bytes)
+			in_off = out_off = 0;
+		n = splice(file_fd, &in_off, p[1], NULL, min_size(s->bytes - done,
+		    min_size(s->cap, file_bytes - (uint64_t)in_off)), 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return fail_call(s, "splice from the file");
+		while (n > 0) {
+			ssize_t m = splice(p[0], NULL, out_fd, &out_off, (size_t)n, 0);
+
+			if (m < 0 && errno == EINTR)
+				continue;
+			if (m <= 0)
+				return fail_call(s, "splice to the file");
+			n -= m;
+			done += (uint64_t)m;
+		}
+	}
+	return 0;
+}
+
+static int
+copy_range(struct stage *s)
+{
+	uint64_t done = 0;
+	loff_t in_off = 0, out_off = 0;
+
+	while (done < s->bytes) {
+		ssize_t n;
+
+		if ((uint64_t)in_off == file_bytes)
+			in_off = out_off = 0;
+		n = copy_file_range(file_fd, &in_off, out_fd, &out_off,
+		    min_size(s->bytes - done, file_bytes - (uint64_t)in_off), 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return fail_call(s, "copy_file_range");
+		done += (uint64_t)n;
+	}
+	return 0;
+}
+
+static int
+copy_rw(struct stage *s)
+{
+	static unsigned char buf[RW_BUFFER_BYTES];
+	uint64_t done = 0, off = 0;
+
+	while (done < s->bytes) {
+		ssize_t n;
+
+		if (off == file_bytes)
+			off = 0;
+		n = pread(file_fd, buf, min_size(s->bytes - done,
+		    min_size(sizeof(buf), file_bytes - off)), (off_t)off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return fail_call(s, "read");
+		for (ssize_t w = 0; w < n; ) {
+			ssize_t m = pwrite(out_fd, buf + w, (size_t)(n - w), (off_t)off + w);
+
+			if (m < 0 && errno == EINTR)
+				continue;
+			if (m <= 0)
+				return fail_call(s, "write");
+			w += m;
+		}
+		done += (uint64_t)n;
+		off += (uint64_t)n;
+	}
+	return 0;
+}
+
+/* The output file holds the input's first min(run, file) bytes, no more. */
+static int
+check_output_file(const struct stage *s)
+{
+	static unsigned char buf[RW_BUFFER_BYTES];
+	uint64_t want = s->bytes < file_bytes ? s->bytes : file_bytes, off = 0;
+	off_t end = lseek(out_fd, 0, SEEK_END);
+
+	if (end < 0 || (uint64_t)end != want) {
+		warn_msg("%s: the copy has %lld bytes, expected %llu", s->bc->name,
+		    (long long)end, (unsigned long long)want);
+		return -1;
+	}
+	while (off < want) {
+		ssize_t n = pread(out_fd, buf, min_size(sizeof(buf), want - off), (off_t)off);
+
+		if (n <= 0) {
+			warn_errno("%s: reading the copy back", s->bc->name);
+			return -1;
+		}
+		if (check_bytes(s, &off, buf, (size_t)n) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* ---- file to loopback TCP: the 2006 splice-test4c question ------------------ */
+
+static int
+tcp_dial(const struct stage *s)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0 || connect(fd, (const struct sockaddr *)&tcp_addr, sizeof(tcp_addr)) < 0)
+		return fail_call(s, "connect");
+	return fd;
+}
+
+static int
+put_tcp_rw(struct stage *s)
+{
+	if ((s->out = tcp_dial(s)) < 0)
+		return -1;
+	return put_file_rw(s);
+}
+
+static int
+put_tcp_sendfile(struct stage *s)
+{
+	uint64_t sent = 0;
+	off_t off = 0;
+	int sock = tcp_dial(s);
+
+	if (sock < 0)
+		return -1;
+	while (sent < s->bytes) {
+		ssize_t n;
+
+		if ((uint64_t)off == file_bytes)
+			off = 0;
+		n = sendfile(sock, file_fd, &off, min_size(s->bytes - sent,
+		    min_size(1 << 20, file_bytes - (uint64_t)off)));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return fail_call(s, "sendfile");
+		sent += (uint64_t)n;
+	}
+	return 0;
+}
+
+static int
+put_tcp_splice(struct stage *s)
+{
+	int p[2], sock = tcp_dial(s);
+	uint64_t sent = 0;
+	loff_t off = 0;
+
+	if (sock < 0)
+		return -1;
+	if (pipe(p) < 0 || fcntl(p[1], F_SETPIPE_SZ, (int)s->cap) < 0)
+		return fail_call(s, "pipe");
+	while (sent < s->bytes) {
+		ssize_t n;
+
+		if ((uint64_t)off == file_bytes)
+			off = 0;
+		n = splice(file_fd, &off, p[1], NULL, min_size(s->bytes - sent,
+		    min_size(s->cap, file_bytes - (uint64_t)off)), 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return fail_call(s, "splice from the file");
+		while (n > 0) {
+			unsigned int more = sent + (uint64_t)n < s->bytes ? SPLICE_F_MORE : 0;
+			ssize_t m = splice(p[0], NULL, sock, NULL, (size_t)n, more);
+
+			if (m < 0 && errno == EINTR)
+				continue;
+			if (m <= 0)
+				return fail_call(s, "splice to the socket");
+			n -= m;
+			sent += (uint64_t)m;
+		}
+	}
+	return 0;
+}
+
+static int
+put_tcp_mmap(struct stage *s)
+{
+	unsigned char *map;
+	uint64_t sent = 0;
+	int sock = tcp_dial(s);
+
+	if (sock < 0)
+		return -1;
+	map = mmap(NULL, (size_t)file_bytes, PROT_READ, MAP_SHARED, file_fd, 0);
+	if (map == MAP_FAILED)
+		return fail_call(s, "mmap");
+	while (sent < s->bytes) {
+		size_t pos = (size_t)(sent % file_bytes);
+		ssize_t n = write(sock, map + pos,
+		    min_size(s->bytes - sent, min_size(1 << 20, file_bytes - pos)));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return fail_call(s, "write");
+		sent += (uint64_t)n;
+	}
+	return 0;
+}
+
+static int
+get_tcp(struct stage *s)
+{
+	int sock;
+
+	while ((sock = accept(s->in, NULL, NULL)) < 0)
+		if (errno != EINTR)
+			return fail_call(s, "accept");
+	close(s->in);
+	s->in = sock;
+	s->cap = RW_BUFFER_BYTES;
+	return get_read_check(s);
+}
+
+/* ---- running a case --------------------------------------------------------- */
+
+static void
+track(int fd)
+{
+	tracked[n_tracked++] = fd;
+}
+
+static void
+close_tracked(void)
+{
+	while (n_tracked > 0)
+		close(tracked[--n_tracked]);
+}
+
+static int
+spawn(struct stage *s)
+{
+	fflush(stdout);
+	fflush(stderr);
+	s->pid = fork();
+	if (s->pid < 0) {
+		warn_errno("fork");
+		return -1;
+	}
+	if (s->pid == 0) {
+		for (int i = 0; i < n_tracked; i++)
+			if (tracked[i] != s->in && tracked[i] != s->out)
+				close(tracked[i]);
+		_exit(s->fn(s) == 0 ? 0 : EXIT_ERROR);
+	}
+	return 0;
+}
+
+static int
+make_pipe(enum pipe_kind kind, int p[2], size_t *cap)
+{
+	long got;
+
+	if (pipe(p) < 0) {
+		warn_errno("pipe");
+		return -1;
+	}
+	track(p[0]);
+	track(p[1]);
+	if (kind == SMALL_PIPE)
+		fcntl(p[0], F_SETPIPE_SZ, SMALL_PIPE_BYTES);
+	else {
+		/* The table states every case's pipe; -v need not say it per run. */
+		int verbose = common.verbose;
+
+		common.verbose = 0;
+		pipe_grow(p[0]);
+		common.verbose = verbose;
+	}
+	got = pipe_capacity(p[0]);
+	*cap = got > 0 ? (size_t)got : SMALL_PIPE_BYTES;
+	return 0;
+}
+
+static int
+tcp_listener(void)
+{
+	socklen_t len = sizeof(tcp_addr);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	memset(&tcp_addr, 0, sizeof(tcp_addr));
+	tcp_addr.sin_family = AF_INET;
+	tcp_addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&tcp_addr, sizeof(tcp_addr)) < 0 ||
+	    listen(fd, 1) < 0 || getsockname(fd, (struct sockaddr *)&tcp_addr, &len) < 0) {
+		warn_errno("127.0.0.1 port 0");
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static double
+now_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/*
+ * One run: the case's processes, started together, waited for together.
+ * Stores wall seconds and the CPU seconds of every process; -1 when any
+ * process failed or a byte was wrong (the process has said which).
+ */
+static int
+run_once(const struct bench_case *bc, uint64_t bytes, bool check, double *wall, double *cpu,
+    size_t *cap)
+{
+	struct stage st[3];
+	int n = 0, a[2], b[2], rval = 0;
+	size_t pipe_cap = 0;
+	bool signalled = true;
+	double start;
+
+	memset(st, 0, sizeof(st));
+	for (int i = 0; i < 3; i++)
+		st[i] = (struct stage){ .bc = bc, .in = -1, .out = -1, .bytes = bytes,
+		    .check = check, .cap = RW_BUFFER_BYTES };
+	if (bc->pipe != NO_PIPE && make_pipe(bc->pipe, a, &pipe_cap) < 0)
+		return -1;
+	if (bc->tcp || bc->sink == TO_FILE) {
+		/* Their one process makes its own pipe, as large as this one got. */
+		close_tracked();
+	}
+	if (pipe_cap)
+		*cap = pipe_cap;
+
+	if (bc->sink == TO_FILE) {
+		if (ftruncate(out_fd, 0) < 0) {
+			warn_errno("%s: truncating the copy", bc->name);
+			return -1;
+		}
+		st[n++] = (struct stage){ .fn = bc->put, .bc = bc, .in = file_fd, .out = out_fd,
+		    .bytes = bytes, .cap = pipe_cap ? pipe_cap : RW_BUFFER_BYTES };
+	} else if (bc->tcp) {
+		int lfd = tcp_listener();
+
+		if (lfd < 0)
+			return -1;
+		track(lfd);
+		st[n].fn = bc->get;
+		st[n++].in = lfd;
+		st[n].fn = bc->put;
+		st[n++].cap = pipe_cap ? pipe_cap : RW_BUFFER_BYTES;
+	} else {
+		st[n].fn = bc->put;
+		st[n].out = a[1];
+		st[n++].cap = pipe_cap;
+		if (bc->mid) {
+			size_t cap_b;
+
+			if (make_pipe(bc->pipe, b, &cap_b) < 0) {
+				close_tracked();
+				return -1;
+			}
+			st[n].fn = bc->mid;
+			st[n].in = a[0];
+			st[n].out = b[1];
+			st[n++].cap = pipe_cap;
+			a[0] = b[0];
+		}
+		st[n].fn = bc->get;
+		st[n].in = a[0];
+		st[n++].cap = pipe_cap;
+	}
+
+	start = now_seconds();
+	for (int i = 0; i < n; i++)
+		if (spawn(&st[i]) < 0) {
+			n = i;
+			rval = -1;
+			break;
+		}
+	close_tracked();
+	*cpu = 0;
+	for (int i = 0; i < n; i++) {
+		struct rusage ru;
+
+
+		while (wait4(st[i].pid, &st[i].status, 0, &ru) < 0)
+			if (errno != EINTR) {
+				warn_errno("wait4");
+				return -1;
+			}
+		*cpu += (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+		    (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+		if (!WIFEXITED(st[i].status) || WEXITSTATUS(st[i].status) != 0)
+			rval = -1;
+	}
+	*wall = now_seconds() - start;
+	/* A process that failed has said why; the others may have died of SIGPIPE. */
+	for (int i = 0; i < n; i++)
+		if (WIFEXITED(st[i].status) && WEXITSTATUS(st[i].status) != 0)
+			signalled = false;
+	for (int i = 0; i < n && signalled; i++)
+		if (WIFSIGNALED(st[i].status)) {
+			warn_msg("%s: a process was killed by signal %d", bc->name,
+			    WTERMSIG(st[i].status));
+			break;
+		}
+	if (rval == 0 && bc->sink == TO_FILE)
+		rval = check_output_file(&st[0]);
+	return rval;
+}
+
+static int
+compare_doubles(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double
+median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(*v), compare_doubles);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static int
+run_case(const struct bench_case *bc, double secs, uint64_t size, struct result *r)
+{
+	uint64_t check_bytes_n = size && size < CHECK_RUN_BYTES ? size : CHECK_RUN_BYTES;
+	double wall, cpu;
+
+	/* The checked run: every byte compared, and the warm-up the rates need. */
+	if (run_once(bc, check_bytes_n, true, &wall, &cpu, &r->cap) < 0)
+		return -1;
+	if (size == 0) {
+		double rate = (double)check_bytes_n / (wall > 1e-6 ? wall : 1e-6);
+
+		size = (uint64_t)(rate * secs / r->runs) & ~((1ULL << 20) - 1);
+		if (size < MIN_RUN_BYTES)
+			size = MIN_RUN_BYTES;
+		if (size > MAX_RUN_BYTES)
+			size = MAX_RUN_BYTES;
+	}
+	r->run_bytes = size;
+	for (int i = 0; i < r->runs; i++) {
+		double gib = (double)size / (1 << 30);
+
+		if (run_once(bc, size, false, &wall, &cpu, &r->cap) < 0)
+			return -1;
+		r->gib_s[i] = gib / (wall > 1e-9 ? wall : 1e-9);
+		r->cpu_s_gib[i] = cpu / gib;
+		if (common.verbose)
+			warn_msg("%s: run %d: %llu bytes in %.4f s, %.2f GiB/s, %.3f CPU s",
+			    bc->name, i + 1, (unsigned long long)size, wall, r->gib_s[i], cpu);
+	}
+	return 0;
+}
+
+/* ---- setup -------------------------------------------------------------------- */
+
+static int
+make_files(const char *dir)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/splice-bench.XXXXXX", dir);
+	if ((file_fd = mkstemp(path)) < 0) {
+		warn_errno("%s", path);
+		return -1;
+	}
+	unlink(path);
+	/* The input: PATTERN repeated, written once, read from the page cache. */
+	for (uint64_t off = 0; off < file_bytes; off += PATTERN_BYTES)
+		if (write_all(file_fd, data, PATTERN_BYTES) < 0) {
+			warn_errno("%s: writing the test file", dir);
+			return -1;
+		}
+	snprintf(path, sizeof(path), "%s/splice-bench.XXXXXX", dir);
+	if ((out_fd = mkstemp(path)) < 0) {
+		warn_errno("%s", path);
+		return -1;
+	}
+	unlink(path);
+	return 0;
+}
+
+static const struct bench_case *
+find_case(const char *name)
+{
+	for (size_t i = 0; i < N_CASES; i++)
+		if (strcmp(cases[i].name, name) == 0)
+			return &cases[i];
+	return NULL;
+}
+
+static void
+print_row(const struct bench_case *bc, const struct result *r, double baseline, bool csv)
+{
+	double med = 0, lo = 0, hi = 0, cpu = 0;
+	char pipe[24] = "-", ratio[24] = "-";
+
+	if (!r->failed) {
+		lo = r->gib_s[0];
+		hi = r->gib_s[0];
+		for (int i = 1; i < r->runs; i++) {
+			lo = r->gib_s[i] < lo ? r->gib_s[i] : lo;
+			hi = r->gib_s[i] > hi ? r->gib_s[i] : hi;
+		}
+		med = median(r->gib_s, r->runs);
+		cpu = median(r->cpu_s_gib, r->runs);
+	}
+	if (bc->pipe != NO_PIPE && r->cap)
+		snprintf(pipe, sizeof(pipe), "%zuK", r->cap / 1024);
+	if (baseline > 0 && !r->failed)
+		snprintf(ratio, sizeof(ratio), "%.2f", med / baseline);
+	if (csv) {
+		printf("%s,%zu,%llu,%d,%.3f,%.3f,%.3f,%.3f,%s,%s\n", bc->name,
+		    bc->pipe != NO_PIPE ? r->cap : 0, (unsigned long long)r->run_bytes,
+		    r->runs, med, lo, hi, cpu, baseline > 0 && !r->failed ? ratio : "",
+		    r->failed ? "FAIL" : "yes");
+	} else if (r->failed) {
+		printf("%-17s %6s %8s %7s %7s %9s %6s  %-8s %s\n", bc->name, pipe, "-", "-",
+		    "-", "-", "-", "FAIL", bc->what);
+	} else {
+		printf("%-17s %6s %8.2f %7.2f %7.2f %9.3f %6s  %-8s %s\n", bc->name, pipe, med,
+		    lo, hi, cpu, ratio, "yes", bc->what);
+	}
+	fflush(stdout);
+}
+
+int
+main(int argc, char *argv[])
+{
+	enum { OPT_CSV = OPT_TOOL_FIRST, OPT_CORRUPT };
+	static const struct option longopts[] = {
+		{ "list", no_argument, NULL, 'l' },
+		{ "case", required_argument, NULL, 'c' },
+		{ "time", required_argument, NULL, 't' },
+		{ "size", required_argument, NULL, 's' },
+		{ "runs", required_argument, NULL, 'r' },
+		{ "dir", required_argument, NULL, 'd' },
+		{ "csv", no_argument, NULL, OPT_CSV },
+		{ "corrupt", no_argument, NULL, OPT_CORRUPT },
+		COMMON_LONG_OPTIONS,
+		{ NULL, 0, NULL, 0 }
+	};
+	bool selected[N_CASES] = { false }, any_selected = false, list = false, csv = false;
+	bool corrupt = false, need_file = false;
+	const char *dir = getenv("TMPDIR");
+	double secs = 0.3, baseline = 0;
+	uint64_t size = 0;
+	int opt, runs = 3, rval = 0;
+	char *end;
+
+	set_progname(argv);
+	if (dir == NULL || *dir == '\0')
+		dir = "/tmp";
+	while ((opt = getopt_long(argc, argv, "lc:t:s:r:d:" COMMON_SHORT_OPTIONS, longopts,
+	    NULL)) != -1) {
+		const struct bench_case *bc;
+
+		switch (opt) {
+		case 'l':
+			list = true;
+			break;
+		case 'c':
+			if ((bc = find_case(optarg)) == NULL)
+				usage_error("--case: no such case: '%s' (see --list)", optarg);
+			selected[bc - cases] = any_selected = true;
+			break;
+		case 't':
+			errno = 0;
+			secs = strtod(optarg, &end);
+			if (errno || end == optarg || *end != '\0' || !(secs > 0 && secs <= 3600))
+				usage_error("--time: must be more than 0 and at most 3600 seconds:"
+				    " '%s'", optarg);
+			break;
+		case 's':
+			size = option_size("--size", optarg);
+			if (size == 0 || size > MAX_RUN_BYTES)
+				usage_error("--size: must be 1 byte to 1T: '%s'", optarg);
+			break;
+		case 'r': {
+			long n;
+
+			errno = 0;
+			n = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end != '\0' || n < 3 || n > 1000)
+				usage_error("--runs: must be 3 to 1000: '%s'", optarg);
+			runs = (int)n;
+			break;
+		}
+		case 'd':
+			dir = optarg;
+			break;
+		case OPT_CSV:
+			csv = true;
+			break;
+		case OPT_CORRUPT:
+			corrupt = true;
+			break;
+		default:
+			if (!common_option(opt, optarg, help))
+				usage_error("unknown option");
+		}
+	}
+	if (optind < argc)
+		usage_error("unexpected operand: '%s'", argv[optind]);
+	if (list) {
+		for (size_t i = 0; i < N_CASES; i++)
+			printf("%-17s %s\n", cases[i].name, cases[i].what);
+		return fflush(stdout) == 0 ? 0 : EXIT_ERROR;
+	}
+	for (size_t i = 0; i < N_CASES; i++) {
+		if (!any_selected)
+			selected[i] = true;
+		if (selected[i] && cases[i].file)
+			need_file = true;
+	}
+
+	if (make_pattern(corrupt) < 0)
+		return EXIT_ERROR;
+	if ((devnull = open("/dev/null", O_WRONLY | O_CLOEXEC)) < 0) {
+		warn_errno("/dev/null");
+		return EXIT_ERROR;
+	}
+	if (need_file && make_files(dir) < 0)
+		return EXIT_ERROR;
+
+	if (csv)
+		printf("case,pipe_bytes,bytes_per_run,runs,gib_s,gib_s_min,gib_s_max,"
+		    "cpu_s_per_gib,ratio_rw,verified\n");
+	else
+		printf("%-17s %6s %8s %7s %7s %9s %6s  %-8s %s\n", "case", "pipe", "GiB/s",
+		    "min", "max", "CPU s/GiB", "x rw", "data", "method");
+	for (size_t i = 0; i < N_CASES; i++) {
+		double gib_s[1000], cpu_s_gib[1000];
+		struct result r = { .gib_s = gib_s, .cpu_s_gib = cpu_s_gib, .runs = runs };
+
+		if (!selected[i])
+			continue;
+		if (run_case(&cases[i], secs, size, &r) < 0) {
+			r.failed = true;
+			rval = EXIT_ERROR;
+		}
+		/* The plain write/read with the default pipe is what the ratios compare with. */
+		if (i == 0 && !r.failed) {
+			double copy[1000];
+
+			memcpy(copy, gib_s, sizeof(double) * (size_t)runs);
+			baseline = median(copy, runs);
+		}
+		print_row(&cases[i], &r, baseline, csv);
+		if (common.progress)
+			warn_msg("%s: done", cases[i].name);
+	}
+	if (rval)
+		warn_msg("a case failed: its data or its system calls were wrong (see above)");
+	return rval;
+}
