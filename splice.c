@@ -710,6 +710,13 @@ tcp_name_of(const struct sockaddr *sa, struct tcp_name *name)
 
 		addr = &sin6->sin6_addr;
 		name->port = ntohs(sin6->sin6_port);
+		/* A dual-stack listener's IPv4 peer reads better as IPv4. */
+		if (IN6_IS_ADDR_V4MAPPED(&sin6->sin6_addr)) {
+			addr = &sin6->sin6_addr.s6_addr[12];
+			if (inet_ntop(AF_INET, addr, name->host, sizeof(name->host)) == NULL)
+				strcpy(name->host, "?");
+			return;
+		}
 	} else if (sa->sa_family == AF_INET) {
 		const struct sockaddr_in *sin = (const void *)sa;
 

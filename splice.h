@@ -25,7 +25,7 @@ enum {
 #define TO_EOF UINT64_MAX
 
 /* Pipe capacity a tool asks for when the user says nothing (DESIGN.md). */
-#define DEFAULT_PIPE_BYTES (1024 * 1024)
+#define DEFAULT_PIPE_BYTES (1024L * 1024)
 
 /* ---- messages ---------------------------------------------------------- */
 
@@ -173,5 +173,52 @@ const char *method_name(enum xfer_method m);
 void report_totals(void);
 /* Monotonic seconds since the tool started. */
 double elapsed_seconds(void);
+
+/* ---- TCP: splice-fromnet, splice-tonet, splice-tee --net ---------------- */
+
+/* A socket address as a script reads it: "127.0.0.1" or "::1", and a port. */
+struct tcp_name {
+	char host[46];		/* INET6_ADDRSTRLEN */
+	unsigned int port;
+};
+
+/*
+ * Connects to HOST PORT over TCP: every address getaddrinfo() gives for
+ * family (AF_UNSPEC, AF_INET or AF_INET6) is tried in turn, and the whole
+ * round is repeated until retry_secs have passed (0: one round).  Returns a
+ * blocking, close-on-exec socket, or -1 after "prog: HOST PORT: reason".
+ */
+int tcp_connect(const char *host, const char *port, int family, double retry_secs);
+/*
+ * Listens on ADDR PORT (ADDR NULL: every address, IPv6 and IPv4 where the
+ * machine has both; PORT "0": one the kernel picks) and stores the address
+ * and port it got in *bound.  Returns the socket, or -1 after
+ * "prog: ADDR PORT: reason".
+ */
+int tcp_listen(const char *addr, const char *port, int family, struct tcp_name *bound);
+/*
+ * Accepts one connection, waiting at most timeout_secs (< 0: for ever);
+ * stores the peer in *peer (may be NULL).  Returns the socket, or -1 with
+ * errno (ETIMEDOUT when the time ran out); prints nothing.
+ */
+int tcp_accept(int listen_fd, double timeout_secs, struct tcp_name *peer);
+/*
+ * Splits "HOST:PORT" or "[V6ADDR]:PORT" in place.  Returns 0, or -1 when
+ * spec has no port or an unbracketed IPv6 address.
+ */
+int tcp_split(char *spec, char **host, char **port);
+/*
+ * The sender's end of a stream, as nc -N does it: shutdown(SHUT_WR) so the
+ * peer sees EOF, then read (and drop) until the peer closes, so that the
+ * caller knows the bytes arrived.  Returns 0, or -1 with errno (ECONNRESET:
+ * the peer went away without reading everything).
+ */
+int tcp_finish(int fd);
+/*
+ * move_fd() into a socket: sendfile(2) from a regular file, else splice(2)
+ * from a pipe with SPLICE_F_MORE while the pipe is full (more is coming),
+ * else move_fd()'s own choice.  Same contract as move_fd().
+ */
+int move_to_socket(struct xfer *x);
 
 #endif
