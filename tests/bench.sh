@@ -1,0 +1,118 @@
+#!/bin/sh
+# splice-bench: every case runs, every case checks its data, a wrong byte
+# fails loudly, and the options do what they say.  Rates are not judged here:
+# the machine may be busy.
+. "${TESTS:?run me through tests/run.sh}/lib.sh"
+
+ALL_CASES="pipe-rw-64k pipe-rw-1m vmsplice-splice vmsplice-huge vmsplice-busy vmsplice-read
+file-pipe-splice file-pipe-rw file-file-splice file-file-cfr file-file-rw
+tcp-rw tcp-sendfile tcp-splice tcp-mmap tee-tee tee-copy"
+
+# csv_field FILE CASE N: field N of CASE's row.
+csv_field() {
+  awk -F, -v c="$2" -v n="$3" '$1 == c { print $n }' "$1"
+}
+
+tcase t_csv_rows "-t 0.2 --csv: exit 0, every case once, in order, every row verified"
+t_csv_rows() {
+  run_status st splice-bench -t 0.2 --csv > out 2> err
+  cat err >&2
+  status 0 "$(cat st)" "splice-bench -t 0.2 --csv"
+  head -n 1 out > header
+  echo "case,pipe_bytes,bytes_per_run,runs,gib_s,gib_s_min,gib_s_max,cpu_s_per_gib,ratio_rw,verified" \
+    > want
+  same want header
+  tail -n +2 out | cut -d, -f1 > got
+  echo $ALL_CASES | tr ' ' '\n' > want
+  same want got
+  splice-bench --list | awk '{ print $1 }' > listed
+  same want listed
+  # Every row: verified, a positive rate, min <= median <= max, 3 runs, CPU time measured.
+  tail -n +2 out | awk -F, '
+    $10 != "yes" { print $1 ": not verified"; bad = 1 }
+    !($5 > 0 && $6 <= $5 && $5 <= $7) { print $1 ": rates " $6 " " $5 " " $7; bad = 1 }
+    $4 != 3 || $3 < 1 { print $1 ": runs " $4 ", bytes " $3; bad = 1 }
+    $8 == "" || $8 < 0 { print $1 ": CPU " $8; bad = 1 }
+    END { exit bad }' >&2 || fail "bad rows"
+  [ "$(csv_field out pipe-rw-64k 2)" -eq 65536 ] || fail "pipe-rw-64k is not on a 64 KiB pipe"
+  [ "$(csv_field out file-file-cfr 2)" -eq 0 ] || fail "file-file-cfr claims a pipe"
+  [ "$(csv_field out pipe-rw-64k 9)" = "1.00" ] || fail "the write/read ratio of its own row"
+}
+
+tcase t_corrupt "--corrupt: one wrong byte fails every kind of case, names the offset, exit 1"
+t_corrupt() {
+  run_status st splice-bench --corrupt -t 0.05 --csv -c pipe-rw-64k -c vmsplice-splice \
+    -c vmsplice-busy -c file-pipe-rw -c file-file-cfr -c tcp-sendfile -c tee-tee > out 2> err
+  status 1 "$(cat st)" "splice-bench --corrupt"
+  for c in pipe-rw-64k vmsplice-splice vmsplice-busy file-pipe-rw file-file-cfr tcp-sendfile \
+    tee-tee; do
+    [ "$(csv_field out "$c" 10)" = FAIL ] || fail "$c: not marked FAIL"
+    mentions err "splice-bench: $c: wrong byte at offset 1048577"
+  done
+}
+
+tcase t_table "the default table: a header, one row per case, each row verified"
+t_table() {
+  splice-bench -t 0.05 -c pipe-rw-1m -c tee-copy > out 2> err || { cat err >&2; fail "exit"; }
+  head -n 1 out | grep -q '^case *pipe *GiB/s *min *max *CPU s/GiB *x rw *data' ||
+    fail "header: $(head -n 1 out)"
+  [ "$(wc -l < out)" -eq 3 ] || fail "$(cat out)"
+  grep -q '^pipe-rw-1m *1024K .* yes ' out || fail "pipe-rw-1m row: $(cat out)"
+  grep -q '^tee-copy .* yes ' out || fail "tee-copy row: $(cat out)"
+}
+
+tcase t_size_runs_pipe "-s, -r, --pipe-size and --case: exact bytes, runs and pipe per row"
+t_size_runs_pipe() {
+  splice-bench --csv -c vmsplice-read -c file-file-rw -s 10M -r 4 --pipe-size 256K > out ||
+    fail "exit"
+  [ "$(wc -l < out)" -eq 3 ] || fail "$(cat out)"
+  [ "$(csv_field out vmsplice-read 3)" -eq 10485760 ] || fail "bytes per run: $(cat out)"
+  [ "$(csv_field out vmsplice-read 4)" -eq 4 ] || fail "runs: $(cat out)"
+  [ "$(csv_field out vmsplice-read 2)" -eq 262144 ] || fail "pipe size: $(cat out)"
+  [ "$(csv_field out file-file-rw 10)" = yes ] || fail "file-file-rw: $(cat out)"
+  # Odd sizes, smaller than a pattern block and than a page, still verified.
+  splice-bench --csv -c pipe-rw-64k -c file-file-splice -c tcp-mmap -s 4097 > out2 ||
+    fail "odd size"
+  [ "$(grep -c ',yes$' out2)" -eq 3 ] || fail "$(cat out2)"
+}
+
+tcase t_dir "-d: the test files go there and are gone at the end; a missing dir fails, exit 1"
+t_dir() {
+  mkdir d
+  splice-bench -d d -t 0.05 -c file-file-cfr > /dev/null || fail "-d d"
+  [ -z "$(ls d)" ] || fail "files left in d: $(ls d)"
+  run_status st splice-bench -d missing -c file-file-rw > /dev/null 2> err
+  status 1 "$(cat st)" "splice-bench -d missing"
+  mentions err "splice-bench: missing/splice-bench"
+  # A case that needs no file does not need the directory.
+  splice-bench -d missing -t 0.05 -c pipe-rw-64k > /dev/null || fail "no file needed"
+}
+
+tcase t_usage_errors "bad options: exit 2, the option named, a hint, nothing on stdout"
+t_usage_errors() {
+  for bad in "-t 0" "-t -1" "-t abc" "-t 5000" "-s 0" "-s 1Q" "-s -5" "-r 2" "-r x" \
+    "-c nope" "--pipe-size 0" "-x" "--bogus" "extra"; do
+    # shellcheck disable=SC2086
+    run_status st splice-bench $bad > out 2> err
+    status 2 "$(cat st)" "splice-bench $bad"
+    mentions err "Try 'splice-bench --help'"
+    [ ! -s out ] || fail "splice-bench $bad wrote to stdout"
+  done
+  run_status st splice-bench -c nope 2> err
+  mentions err "--case: no such case: 'nope'"
+  run_status st splice-bench -r 2 2> err
+  mentions err "runs"
+}
+
+tcase t_help_version "--help on stdout exit 0; --version names the suite"
+t_help_version() {
+  splice-bench --help > out || fail "--help exit"
+  mentions out "Usage: splice-bench"
+  for opt in --list --case --time --size --runs --dir --csv --corrupt --pipe-size; do
+    mentions out "$opt"
+  done
+  splice-bench -V > out || fail "-V exit"
+  grep -qx 'splice-bench (splice-tools) [0-9]*\.[0-9]*\.[0-9]*' out || fail "version: $(cat out)"
+}
+
+run_area "$@"
