@@ -681,13 +681,11 @@ static void
 vmsplice_error(const char *kind)
 {
 	static char block[128];
-	struct iovec *iov = calloc(IOV_MAX + 1, sizeof(*iov));
+	static struct iovec iov[IOV_MAX + 1];
 	int file = open_or_die("probe-file", O_WRONLY | O_CREAT);
 	int p[2];
 	long n;
 
-	if (iov == NULL)
-		die("calloc");
 	for (int i = 0; i <= IOV_MAX; i++) {
 		iov[i].iov_base = block;
 		iov[i].iov_len = sizeof(block);
