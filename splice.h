@@ -221,4 +221,63 @@ int tcp_finish(int fd);
  */
 int move_to_socket(struct xfer *x);
 
+/* ---- tee: one input, many outputs (splice-tee) --------------------------- */
+
+/* One output of tee_fd(). */
+struct tee_out {
+	int fd;
+	const char *name;	/* for messages */
+	/* set by tee_fd() */
+	bool gone;		/* dropped after a failure (a caller may set it too) */
+	bool by_copy;		/* splice(2) refused: read/write from then on */
+	uint64_t moved;		/* bytes delivered */
+	int err;		/* errno of the failure that dropped it */
+	const char *call;	/* the syscall that failed */
+	bool refused;		/* --strict stopped a fallback */
+};
+
+struct tee_job {
+	int in;
+	const char *in_name;
+	struct tee_out *outs;	/* outs[0] is fed by tee(2) directly when it is a pipe */
+	size_t nouts;
+	/*
+	 * Called once for each output as it is dropped, with o->err and
+	 * o->call set; returns false to stop at once (tee's "exit" modes).
+	 */
+	bool (*output_failed)(struct tee_out *o);
+	unsigned int flags;	/* extra SPLICE_F_* flags for splice(2) (MOVE) */
+	/* results */
+	uint64_t taken;		/* bytes consumed from in */
+	int err;		/* errno of an input (or internal) failure */
+	const char *call;
+	enum xfer_side side;	/* SIDE_INPUT, or SIDE_NONE for an internal pipe */
+	bool refused;		/* --strict: in or outs[0] is not a pipe */
+	bool stopped;		/* output_failed() said stop */
+};
+
+/*
+ * Copies everything from t->in to every output that is not gone, until end
+ * of input or until every output is gone.  When t->in and outs[0] are pipes:
+ * tee(2) into outs[0], tee(2) into an internal pipe and splice(2) from there
+ * for each other output, and the last output consumes the input with
+ * splice(2); at most one pipe capacity is in flight per output.  An input
+ * that is not a pipe is spliced (or read) into an internal pipe first; an
+ * output that refuses splice(2) before its first byte gets read/write.
+ * --strict refuses any input or outs[0] that is not a pipe, and any
+ * read/write fallback.  A failing output is dropped and output_failed()
+ * called; the others go on.  Returns 0, or -1 with t->err, t->call, t->side
+ * (input or internal failure), t->refused or t->stopped; prints nothing
+ * but -v notes.
+ */
+int tee_fd(struct tee_job *t);
+
+/* ---- seconds: --retry, --timeout ----------------------------------------- */
+
+/*
+ * Parses a number of seconds for option OPT: "3", "0.5"; negative, NaN,
+ * infinite or malformed values are usage errors naming OPT.
+ */
+double option_seconds(const char *opt, const char *arg);
+
 #endif

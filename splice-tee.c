@@ -1,0 +1,255 @@
+/*
+ * splice-tee: tee(1) built on tee(2), to files and TCP peers.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "splice.h"
+
+/* What an output error does, as GNU tee's --output-error. */
+enum output_error {
+	OE_SIGPIPE,		/* default: SIGPIPE ends the tool, other errors warn */
+	OE_WARN,		/* warn about every error, go on with the others */
+	OE_WARN_NOPIPE,		/* same, but EPIPE drops the output silently */
+	OE_EXIT,		/* the first error ends the tool */
+	OE_EXIT_NOPIPE,		/* same, but EPIPE drops the output silently */
+};
+
+static const char *const mode_names[] = {
+	[OE_WARN] = "warn",
+	[OE_WARN_NOPIPE] = "warn-nopipe",
+	[OE_EXIT] = "exit",
+	[OE_EXIT_NOPIPE] = "exit-nopipe",
+};
+
+enum { OPT_OUTPUT_ERROR = OPT_TOOL_FIRST };
+
+static enum output_error mode = OE_SIGPIPE;
+static int rval;
+
+static void
+help(void)
+{
+	printf("Usage: %s [-aimp] [--output-error[=MODE]] [-n HOST:PORT]... [-v] [--strict]"
+	    " [--progress]\n"
+	    "       [--pipe-size SIZE] [FILE]...\n"
+	    "Copy standard input to standard output and to every FILE, with tee(2) and\n"
+	    "splice(2): zero-copy where the kernel allows.  A FILE named - is a file.\n"
+	    "\n"
+	    "  -a, --append        append to the FILEs, do not truncate them\n"
+	    "  -i, --ignore-interrupts  ignore SIGINT\n"
+	    "  -m, --move          pass SPLICE_F_MOVE to splice(2) (a hint, ignored by\n"
+	    "                      today's kernels)\n"
+	    "  -n, --net HOST:PORT  send one more copy to a TCP peer ([ADDR]:PORT for\n"
+	    "                      IPv6); may be repeated\n"
+	    "  -p                  diagnose errors writing to outputs that are not pipes\n"
+	    "      --output-error[=MODE]  what an output error does: warn, warn-nopipe\n"
+	    "                      (the default MODE), exit, exit-nopipe\n"
+	    COMMON_HELP, progname);
+}
+
+static enum output_error
+parse_mode(const char *arg)
+{
+	int found = -1;
+
+	if (arg == NULL)
+		return OE_WARN_NOPIPE;
+	/* A unique prefix will do, as with GNU tee. */
+	for (int m = OE_WARN; m <= OE_EXIT_NOPIPE; m++) {
+		if (strcmp(arg, mode_names[m]) == 0)
+			return (enum output_error)m;
+		if (*arg && strncmp(arg, mode_names[m], strlen(arg)) == 0)
+			found = found < 0 ? m : -2;
+	}
+	if (found < 0)
+		usage_error("--output-error: %s argument '%s' (warn, warn-nopipe, exit,"
+		    " exit-nopipe)", found == -2 ? "ambiguous" : "invalid", arg);
+	return (enum output_error)found;
+}
+
+/*
+ * An output failed and was dropped.  EPIPE is silent in the -nopipe modes
+ * and in the default one (where SIGPIPE, unless ignored, ended us first).
+ */
+static bool
+output_failed(struct tee_out *o)
+{
+	bool report = o->err != EPIPE || mode == OE_WARN || mode == OE_EXIT;
+
+	if (!report)
+		return true;
+	if (o->refused)
+		warn_msg("%s: %s: %s (--strict: no fallback to read/write)", o->name,
+		    o->call, strerror(o->err));
+	else
+		warn_msg("%s: %s", o->name, strerror(o->err));
+	rval = EXIT_ERROR;
+	return mode != OE_EXIT && mode != OE_EXIT_NOPIPE;
+}
+
+/* An output that could not be opened or connected: same rules. */
+static void
+open_failed(struct tee_out *o)
+{
+	o->gone = true;
+	rval = EXIT_ERROR;
+	if (mode == OE_EXIT || mode == OE_EXIT_NOPIPE)
+		exit(EXIT_ERROR);
+}
+
+int
+main(int argc, char *argv[])
+{
+	static const struct option longopts[] = {
+		{ "append", no_argument, NULL, 'a' },
+		{ "ignore-interrupts", no_argument, NULL, 'i' },
+		{ "move", no_argument, NULL, 'm' },
+		{ "net", required_argument, NULL, 'n' },
+		{ "output-error", optional_argument, NULL, OPT_OUTPUT_ERROR },
+		COMMON_LONG_OPTIONS,
+		{ NULL, 0, NULL, 0 }
+	};
+	struct tee_job job = { .in = STDIN_FILENO, .in_name = "standard input",
+	    .output_failed = output_failed };
+	struct tee_out *outs, *o;
+	char **hosts, **ports, **net_names;
+	size_t nfiles, nnets = 0;
+	bool append = false;
+	struct stat st;
+	int opt;
+
+	set_progname(argv);
+	/* At most argc --net options. */
+	hosts = calloc((size_t)argc, sizeof(*hosts));
+	ports = calloc((size_t)argc, sizeof(*ports));
+	net_names = calloc((size_t)argc, sizeof(*net_names));
+	if (!hosts || !ports || !net_names) {
+		warn_errno("calloc");
+		return EXIT_ERROR;
+	}
+	while ((opt = getopt_long(argc, argv, "aimn:p" COMMON_SHORT_OPTIONS, longopts,
+	    NULL)) != -1) {
+		switch (opt) {
+		case 'a':
+			append = true;
+			break;
+		case 'i':
+			if (signal(SIGINT, SIG_IGN) == SIG_ERR) {
+				warn_errno("SIGINT");
+				return EXIT_ERROR;
+			}
+			break;
+		case 'm':
+			job.flags |= SPLICE_F_MOVE;
+			break;
+		case 'n':
+			net_names[nnets] = strdup(optarg);
+			if (net_names[nnets] == NULL) {
+				warn_errno("strdup");
+				return EXIT_ERROR;
+			}
+			if (tcp_split(optarg, &hosts[nnets], &ports[nnets]) < 0)
+				usage_error("--net: expected HOST:PORT or [ADDR]:PORT: '%s'",
+				    net_names[nnets]);
+			nnets++;
+			break;
+		case 'p':
+			mode = OE_WARN_NOPIPE;
+			break;
+		case OPT_OUTPUT_ERROR:
+			mode = parse_mode(optarg);
+			break;
+		default:
+			if (!common_option(opt, optarg, help))
+				usage_error("unknown option");
+		}
+	}
+	nfiles = (size_t)(argc - optind);
+	/* A vanished reader is an error to report, not a signal to die of. */
+	if (mode != OE_SIGPIPE && signal(SIGPIPE, SIG_IGN) == SIG_ERR) {
+		warn_errno("SIGPIPE");
+		return EXIT_ERROR;
+	}
+
+	job.nouts = 1 + nfiles + nnets;
+	outs = calloc(job.nouts, sizeof(*outs));
+	if (outs == NULL) {
+		warn_errno("calloc");
+		return EXIT_ERROR;
+	}
+	job.outs = outs;
+	outs[0].fd = STDOUT_FILENO;
+	outs[0].name = "standard output";
+	if (fstat(STDOUT_FILENO, &st) < 0) {
+		outs[0].err = errno;
+		outs[0].gone = true;
+		if (!output_failed(&outs[0]))
+			return EXIT_ERROR;
+	}
+	o = outs + 1;
+	for (int i = optind; i < argc; i++, o++) {
+		o->name = argv[i];
+		o->fd = open(argv[i], O_WRONLY | O_CREAT | O_CLOEXEC |
+		    (append ? O_APPEND : O_TRUNC), 0666);
+		if (o->fd < 0) {
+			warn_errno("%s", argv[i]);
+			open_failed(o);
+		}
+	}
+	for (size_t i = 0; i < nnets; i++, o++) {
+		o->name = net_names[i];
+		/* tcp_connect() says what went wrong. */
+		o->fd = tcp_connect(hosts[i], ports[i], AF_UNSPEC, 0);
+		if (o->fd < 0)
+			open_failed(o);
+	}
+
+	if (tee_fd(&job) < 0 && !job.stopped) {
+		if (job.refused)
+			warn_msg("%s is not a pipe: tee(2) needs pipes (--strict: no fallback)",
+			    job.side == SIDE_INPUT ? job.in_name : outs[0].name);
+		else if (job.side == SIDE_INPUT)
+			warn_msg("%s: %s", job.in_name, strerror(job.err));
+		else
+			warn_msg("%s: %s", job.call, strerror(job.err));
+		rval = EXIT_ERROR;
+	}
+
+	/* The peers get EOF, and are waited for until they have read it all. */
+	for (o = outs + 1 + nfiles; o < outs + job.nouts; o++) {
+		if (o->fd < 0)
+			continue;
+		if (!o->gone && !job.stopped && tcp_finish(o->fd) < 0) {
+			warn_errno("%s", o->name);
+			rval = EXIT_ERROR;
+		}
+		close(o->fd);
+	}
+	for (o = outs + 1; o < outs + 1 + nfiles; o++) {
+		if (o->fd >= 0 && close(o->fd) < 0) {
+			warn_errno("%s", o->name);
+			rval = EXIT_ERROR;
+		}
+	}
+	report_totals();
+	if (close(STDOUT_FILENO) < 0 && errno != EBADF && !outs[0].gone) {
+		warn_errno("standard output");
+		rval = EXIT_ERROR;
+	}
+	for (size_t i = 0; i < nnets; i++)
+		free(net_names[i]);
+	free(net_names);
+	free(hosts);
+	free(ports);
+	free(outs);
+	return rval;
+}
