@@ -214,9 +214,12 @@ main(int argc, char *argv[])
 	}
 
 	if (tee_fd(&job) < 0 && !job.stopped) {
-		if (job.refused)
+		if (job.refused && job.side != SIDE_NONE)
 			warn_msg("%s is not a pipe: tee(2) needs pipes (--strict: no fallback)",
 			    job.side == SIDE_INPUT ? job.in_name : outs[0].name);
+		else if (job.refused)
+			warn_msg("%s: %s (--strict: no fallback to read/write)", job.call,
+			    strerror(job.err));
 		else if (job.side == SIDE_INPUT)
 			warn_msg("%s: %s", job.in_name, strerror(job.err));
 		else

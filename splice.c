@@ -1204,6 +1204,7 @@ struct tee_pipes {
 	long q_cap;
 	bool direct;		/* outs[0] is fed by tee(2) itself */
 	bool fill_by_read;
+	bool copy_all;		/* tee(2) refused: read once, write to each */
 };
 
 /* Records a failure of the input (or of an internal pipe) in t. */
@@ -1343,6 +1344,59 @@ tee_single(struct tee_job *t, int src, struct tee_out *o, size_t len)
 }
 
 /*
+ * The portable round, once tee(2) was refused: read(2) up to len bytes and
+ * write(2) them to every output.  Same returns as tee_round().
+ */
+static ssize_t
+tee_copy_round(struct tee_job *t, int src, size_t len)
+{
+	ssize_t n;
+
+	for (;;) {
+		n = read(src, tee_buf, len < sizeof(tee_buf) ? len : sizeof(tee_buf));
+		if (n >= 0)
+			break;
+		if (errno == EINTR)
+			continue;
+		if (errno != EAGAIN)
+			return tee_job_fail(t, SIDE_INPUT, "read", errno);
+		if (wait_fd(src, POLLIN) < 0)
+			return tee_job_fail(t, SIDE_INPUT, "poll", errno);
+	}
+	for (size_t i = 0; i < t->nouts && n > 0; i++) {
+		struct tee_out *o = &t->outs[i];
+
+		if (o->gone)
+			continue;
+		if (write_all(o->fd, tee_buf, (size_t)n) < 0) {
+			tee_out_fail(o, "write", errno);
+			if (!tee_dropped(t, o))
+				return ROUND_FAILED;
+			continue;
+		}
+		o->moved += (uint64_t)n;
+		account(M_READ_WRITE, (uint64_t)n);
+	}
+	return n;
+}
+
+/* tee(2) failed: refused before the first byte means read/write from now on. */
+static ssize_t
+tee_refused(struct tee_job *t, struct tee_pipes *p, int err)
+{
+	if (t->taken > 0 || !refusal(err))
+		return tee_job_fail(t, SIDE_NONE, "tee", err);
+	if (common.strict) {
+		t->refused = true;
+		return tee_job_fail(t, SIDE_NONE, "tee", err);
+	}
+	if (common.verbose > 1)
+		warn_msg("tee refused (%s), using read/write", strerror(err));
+	p->copy_all = true;
+	return ROUND_AGAIN;
+}
+
+/*
  * One round with two or more outputs: the first gets up to len bytes by
  * tee(2), which fixes n; the others get the same n bytes by tee(2) into the
  * internal pipe and splice(2) out of it; the last consumes them from the
@@ -1382,13 +1436,13 @@ tee_round(struct tee_job *t, struct tee_pipes *p, size_t len)
 			return tee_dropped(t, first) ? ROUND_AGAIN : ROUND_FAILED;
 		}
 		if (n < 0)
-			return tee_job_fail(t, SIDE_NONE, "tee", errno);
+			return tee_refused(t, p, errno);
 		first->moved += (uint64_t)n;
 		account(M_TEE, (uint64_t)n);
 	} else {
 		n = tee_some(p->src, p->q[1], len);
 		if (n < 0)
-			return tee_job_fail(t, SIDE_NONE, "tee", errno);
+			return tee_refused(t, p, errno);
 		if (n > 0) {
 			r = tee_deliver(p->q[0], first, (size_t)n, M_TEE, t->flags);
 			if (r == TEE_SRC_FAILED)
@@ -1500,7 +1554,9 @@ tee_fd(struct tee_job *t)
 			}
 			queued = (size_t)n;
 		}
-		if (alive == 1)
+		if (p.copy_all)
+			n = tee_copy_round(t, p.src, in_pipe ? len : queued);
+		else if (alive == 1)
 			n = tee_single(t, p.src, only, in_pipe ? len : queued);
 		else
 			n = tee_round(t, &p, in_pipe ? len : queued);
