@@ -220,10 +220,11 @@ k_tee01() {
   same in copy
   if have_tool splice-tee; then
     random_file big 3000000
-    { splice-cat big | splice-tee t1 && echo 0 > st || echo $? > st; } | splice-cat > t2
+    { splice-cat big | splice-tee -v t1 2> err && echo 0 > st || echo $? > st; } | splice-cat > t2
     status 0 "$(cat st)" "splice-cat | splice-tee t1 | splice-cat"
     same big t1
     same big t2
+    mentions err "splice-tee: tee: 3000000 bytes"
   fi
 }
 
