@@ -34,9 +34,10 @@ kernel_at_least() {
   [ "$_maj" -gt "$1" ] || { [ "$_maj" -eq "$1" ] && [ "$_min" -ge "$2" ]; }
 }
 
-# A tool built beside splice-cat (others land one at a time).
+# A tool built beside splice-cat (they land one at a time); only BINDIR's
+# count, never one found elsewhere on PATH.
 have_tool() {
-  command -v "$1" > /dev/null 2>&1
+  [ -x "$BINDIR/$1" ]
 }
 
 page_bytes() {
