@@ -228,6 +228,17 @@ size_arg(const char *s)
 	return (size_t)n;
 }
 
+/* The index of kind in names[count]; an unknown kind is a usage error. */
+static int
+pick(const char *scenario, const char *kind, const char *const names[], int count)
+{
+	for (int i = 0; i < count; i++)
+		if (strcmp(kind, names[i]) == 0)
+			return i;
+	fprintf(stderr, "splice-probe: %s: unknown kind '%s'\n", scenario, kind);
+	exit(2);
+}
+
 /* ---- splice(2) ------------------------------------------------------------ */
 
 /* Calls splice(2) until len bytes moved or it fails; -1 on failure. */
@@ -290,13 +301,26 @@ stdin_file(const char *out_path)
 }
 
 /* The error cases: each names the one wrong thing about the call. */
+enum splice_fault {
+	F_BAD_FD_IN, F_BAD_FD_OUT, F_WRITE_ONLY_IN, F_READ_ONLY_OUT, F_APPEND_OUT,
+	F_NO_PIPE, F_OFFSET_IN_PIPE, F_OFFSET_OUT_PIPE, F_COUNT
+};
+
+static const char *const fault_names[F_COUNT] = {
+	[F_BAD_FD_IN] = "bad-fd-in", [F_BAD_FD_OUT] = "bad-fd-out",
+	[F_WRITE_ONLY_IN] = "write-only-in", [F_READ_ONLY_OUT] = "read-only-out",
+	[F_APPEND_OUT] = "append-out", [F_NO_PIPE] = "no-pipe",
+	[F_OFFSET_IN_PIPE] = "offset-in-pipe", [F_OFFSET_OUT_PIPE] = "offset-out-pipe",
+};
+
 static void
 splice_error(const char *kind)
 {
 	static const char text[] = "abcdefghijklmnopqrstuvwxyz";
+	int f = pick("splice-error", kind, fault_names, F_COUNT);
 	int rd, wr, app, p[2], bad = -1;
 	loff_t off = 0;
-	long n;
+	long n = -1;
 
 	spit("probe-file", text, sizeof(text) - 1);
 	rd = open_or_die("probe-file", O_RDONLY);
@@ -305,25 +329,33 @@ splice_error(const char *kind)
 	make_pipe(p);
 	write_or_die(p[1], text, sizeof(text) - 1);
 
-	if (strcmp(kind, "bad-fd-in") == 0)
+	switch ((enum splice_fault)f) {
+	case F_BAD_FD_IN:
 		n = splice(bad, NULL, p[1], NULL, 10, 0);
-	else if (strcmp(kind, "bad-fd-out") == 0)
+		break;
+	case F_BAD_FD_OUT:
 		n = splice(p[0], NULL, bad, NULL, 10, 0);
-	else if (strcmp(kind, "write-only-in") == 0)
+		break;
+	case F_WRITE_ONLY_IN:
 		n = splice(wr, NULL, p[1], NULL, 10, 0);
-	else if (strcmp(kind, "read-only-out") == 0)
+		break;
+	case F_READ_ONLY_OUT:
 		n = splice(p[0], NULL, rd, NULL, 10, 0);
-	else if (strcmp(kind, "append-out") == 0)
+		break;
+	case F_APPEND_OUT:
 		n = splice(p[0], NULL, app, NULL, 10, 0);
-	else if (strcmp(kind, "no-pipe") == 0)
+		break;
+	case F_NO_PIPE:
 		n = splice(rd, NULL, wr, NULL, 10, 0);
-	else if (strcmp(kind, "offset-in-pipe") == 0)
+		break;
+	case F_OFFSET_IN_PIPE:
 		n = splice(p[0], &off, wr, NULL, 10, 0);
-	else if (strcmp(kind, "offset-out-pipe") == 0)
+		break;
+	case F_OFFSET_OUT_PIPE:
 		n = splice(rd, NULL, p[1], &off, 10, 0);
-	else {
-		fprintf(stderr, "splice-probe: unknown splice-error kind '%s'\n", kind);
-		exit(2);
+		break;
+	case F_COUNT:
+		break;
 	}
 	result_line(n, errno);
 }
@@ -601,22 +633,20 @@ tee_file(const char *in_path, const char *out_path, const char *copy_path)
 static void
 tee_error(const char *kind)
 {
+	static const char *const kinds[] = { "file-in", "file-out", "same-pipe" };
+	int k = pick("tee-error", kind, kinds, 3);
 	int fd = open_or_die("probe-file", O_RDWR | O_CREAT);
 	int p[2];
 	long n;
 
 	make_pipe(p);
 	write_or_die(p[1], "abcdefghijklmnopqrstuvwxyz", 26);
-	if (strcmp(kind, "file-in") == 0)
+	if (k == 0)
 		n = tee(fd, p[1], 10, 0);
-	else if (strcmp(kind, "file-out") == 0)
+	else if (k == 1)
 		n = tee(p[0], fd, 10, 0);
-	else if (strcmp(kind, "same-pipe") == 0)
+	else
 		n = tee(p[0], p[1], 10, 0);
-	else {
-		fprintf(stderr, "splice-probe: unknown tee-error kind '%s'\n", kind);
-		exit(2);
-	}
 	result_line(n, errno);
 }
 
@@ -680,8 +710,10 @@ vmsplice_file(const char *out_path, size_t len)
 static void
 vmsplice_error(const char *kind)
 {
+	static const char *const kinds[] = { "bad-fd", "file", "too-many-iovecs" };
 	static char block[128];
 	static struct iovec iov[IOV_MAX + 1];
+	int k = pick("vmsplice-error", kind, kinds, 3);
 	int file = open_or_die("probe-file", O_WRONLY | O_CREAT);
 	int p[2];
 	long n;
@@ -691,16 +723,12 @@ vmsplice_error(const char *kind)
 		iov[i].iov_len = sizeof(block);
 	}
 	make_pipe(p);
-	if (strcmp(kind, "bad-fd") == 0)
+	if (k == 0)
 		n = vmsplice(-1, iov, 1, 0);
-	else if (strcmp(kind, "file") == 0)
+	else if (k == 1)
 		n = vmsplice(file, iov, 1, 0);
-	else if (strcmp(kind, "too-many-iovecs") == 0)
+	else
 		n = vmsplice(p[1], iov, IOV_MAX + 1, 0);
-	else {
-		fprintf(stderr, "splice-probe: unknown vmsplice-error kind '%s'\n", kind);
-		exit(2);
-	}
 	result_line(n, errno);
 }
 
