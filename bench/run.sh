@@ -1,0 +1,509 @@
+#!/bin/sh
+# bench/run.sh: the splice-tools benchmark suite (not run by CI).
+#
+# Builds the tools in release mode, then runs each tool against what a user
+# would run instead, in one session: for every case, the commands alternate
+# (A B C, A B C, ...) and each figure is the median of the rounds.  Prints a
+# markdown table (GiB/s, ratios against the peers measured in the same run
+# and against this machine's pipe limit from splice-bench, the target beside
+# each ratio, CPU seconds per GiB of each process, peak RSS of each process)
+# that can be pasted into README.md.
+#
+#   bench/run.sh [--quick] [--case NAME]... [--runs N] [--builddir DIR] [--dir DIR] [--list]
+#
+# --quick     smaller sizes: the whole suite in under a minute
+# --case      run only that case (repeatable); --list names them
+# --runs      rounds per case, 3 or more (default 3)
+# --builddir  the release build to make and use (default: build-release)
+# --dir       where the test files go (default: $TMPDIR or /tmp); needs
+#             2 GiB free for the input file and as much for the copy
+#
+# Cases whose tool is not built yet, and peers that are not installed, are
+# skipped, named.  CPU time and peak RSS need GNU time (/usr/bin/time).
+set -u
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=$ROOT/build-release
+QUICK=
+ONLY=
+RUNS=3
+DIR=${TMPDIR:-/tmp}
+ALL_CASES="gen gen-busy-huge gen-seq pipe copy tee tee-file tcp"
+
+usage() {
+  echo "usage: $0 [--quick] [--case NAME]... [--runs N] [--builddir DIR] [--dir DIR] [--list]"
+}
+
+while [ $# -gt 0 ]; do
+  case $1 in
+  --quick) QUICK=1; shift ;;
+  --case) ONLY="$ONLY ${2:?--case needs a name}"; shift 2 ;;
+  --runs) RUNS=${2:?--runs needs a number}; shift 2 ;;
+  --builddir) BUILD=${2:?--builddir needs a directory}; shift 2 ;;
+  --dir) DIR=${2:?--dir needs a directory}; shift 2 ;;
+  --list) echo "$ALL_CASES" | tr ' ' '\n'; exit 0 ;;
+  -h|--help) usage; exit 0 ;;
+  *) usage >&2; exit 2 ;;
+  esac
+done
+case $RUNS in
+''|*[!0-9]*) echo "$0: --runs: not a number: $RUNS" >&2; exit 2 ;;
+esac
+[ "$RUNS" -ge 3 ] || { echo "$0: --runs: 3 or more" >&2; exit 2; }
+for c in $ONLY; do
+  case " $ALL_CASES " in
+  *" $c "*) ;;
+  *) echo "$0: --case: no such case: $c (see --list)" >&2; exit 2 ;;
+  esac
+done
+
+say() {
+  echo "bench: $*" >&2
+}
+
+# ---- build ------------------------------------------------------------------
+
+if [ ! -f "$BUILD/build.ninja" ]; then
+  meson setup "$BUILD" "$ROOT" --buildtype=release -Dwerror=true > "$DIR/bench-setup.log" 2>&1 ||
+    { cat "$DIR/bench-setup.log" >&2; say "meson setup failed"; exit 1; }
+  rm -f "$DIR/bench-setup.log"
+fi
+BUILD=$(cd "$BUILD" && pwd)
+# Tool by tool: one that does not build (yet) is skipped, named, not fatal.
+BROKEN=
+for tool in splice-bench splice-cat splice-tee vmsplice vmsplice-touser splice-fromnet \
+  splice-tonet; do
+  [ -f "$ROOT/$tool.c" ] || continue
+  if ! ninja -C "$BUILD" "$tool" > "$BUILD/bench-$tool.log" 2>&1; then
+    say "$tool does not build (see $BUILD/bench-$tool.log): its cases are skipped"
+    rm -f "$BUILD/$tool"
+    BROKEN="$BROKEN $tool"
+  fi
+done
+[ -x "$BUILD/splice-bench" ] || { say "splice-bench is needed"; exit 1; }
+
+# ---- sizes, work dir, helpers ----------------------------------------------------
+
+GiB=1073741824
+MiB=1048576
+if [ -n "$QUICK" ]; then
+  GEN=$GiB; FILE=$((256 * MiB)); LIMIT_SECS=1
+else
+  GEN=$((8 * GiB)); FILE=$((2 * GiB)); LIMIT_SECS=3
+fi
+# Four passes of the file make a stream as long as GEN; two make the TCP stream.
+TCP=$((2 * FILE))
+
+W=$(mktemp -d "$DIR/splice-bench-suite.XXXXXX") || exit 1
+RECEIVER=
+cleanup() {
+  [ -z "$RECEIVER" ] || kill "$RECEIVER" 2> /dev/null
+  rm -rf "$W"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+mkdir "$W/bin" "$W/res"
+
+# t NAME CMD...: runs CMD, recording its exit status, CPU seconds and peak RSS in $RUN/NAME.
+if [ -x /usr/bin/time ] && /usr/bin/time -f '%x' -o /dev/null true 2> /dev/null; then
+  HAVE_TIME=1
+  cat > "$W/bin/t" << 'EOF'
+#!/bin/sh
+n=$1
+shift
+exec /usr/bin/time -f '%x %U %S %M' -o "$RUN/$n" "$@"
+EOF
+else
+  HAVE_TIME=
+  say "GNU time (/usr/bin/time) is not installed: no CPU time or peak RSS"
+  printf '#!/bin/sh\nshift\nexec "$@"\n' > "$W/bin/t"
+fi
+# waitport FILE: the port a listener printed on its first line about listening.
+cat > "$W/bin/waitport" << 'EOF'
+#!/bin/sh
+i=0
+while [ $i -lt 1000 ]; do
+  line=$(grep -i -m 1 'listen' "$1" 2> /dev/null)
+  if [ -n "$line" ]; then
+    echo "$line" | grep -o '[0-9][0-9]*' | tail -n 1
+    exit 0
+  fi
+  sleep 0.01
+  i=$((i + 1))
+done
+echo "bench: no listening port in $1: $(cat "$1")" >&2
+exit 1
+EOF
+chmod +x "$W/bin/t" "$W/bin/waitport"
+PATH=$W/bin:$BUILD:$PATH
+export PATH
+
+have() {
+  command -v "$1" > /dev/null 2>&1
+}
+built() {
+  [ -x "$BUILD/$1" ]
+}
+now() {
+  date +%s.%N
+}
+
+F=$W/f
+G=$W/g
+make_file() {
+  [ -f "$F" ] && return 0
+  say "making a cached $((FILE / MiB)) MiB input file"
+  head -c $((64 * MiB)) /dev/urandom > "$W/chunk" || exit 1
+  i=0
+  while [ $i -lt $((FILE / (64 * MiB))) ]; do
+    cat "$W/chunk"
+    i=$((i + 1))
+  done > "$F" || exit 1
+  rm -f "$W/chunk"
+  cat "$F" > /dev/null
+}
+
+# ---- measuring --------------------------------------------------------------------
+
+# Each case declares its commands with `cmd LABEL DISPLAY SCRIPT`; LABEL A is
+# the tool, the others its peers.  SCRIPT is sh; each process in it runs
+# under `t sN`, numbered from the left.
+CMDS=
+cmd() {
+  CMDS="$CMDS $1"
+  eval "DISPLAY_$1=\$2 SCRIPT_$1=\$3"
+}
+skip_cmd() {
+  SKIPPED="$SKIPPED
+$1"
+}
+
+# run_round CASE LABEL ROUND PRE: one timed run.
+run_round() {
+  RUN=$W/run/$1.$2.$3
+  export RUN
+  mkdir -p "$RUN"
+  eval "script=\$SCRIPT_$2"
+  [ -z "$4" ] || sh -c "$4"
+  t0=$(now)
+  sh -c "$script" < /dev/null
+  status=$?
+  t1=$(now)
+  res=$W/res/$1.$2
+  if [ $status -ne 0 ]; then
+    say "$1: $2 failed (exit $status): $script"
+    echo "$status" >> "$res.failed"
+    return
+  fi
+  echo "$t0 $t1" | awk '{ printf "%.6f\n", $2 - $1 }' >> "$res.wall"
+  for s in "$RUN"/s*; do
+    [ -f "$s" ] || continue
+    tail -n 1 "$s" | awk -v s="${s##*/}" '{ print s, $2 + $3, $4 }' >> "$res.stages"
+  done
+}
+
+median() {
+  sort -n | awk '{ v[NR] = $1 } END { if (NR == 0) print ""; else if (NR % 2) print v[(NR + 1) / 2];
+    else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# rate CASE LABEL BYTES: median GiB/s, empty when it failed.
+rate() {
+  [ -f "$W/res/$1.$2.failed" ] && return
+  [ -f "$W/res/$1.$2.wall" ] || return
+  awk -v b="$3" '{ print b / 1073741824 / $1 }' "$W/res/$1.$2.wall" | median
+}
+
+# stage_cpu CASE LABEL BYTES: "0.05 + 0.02" CPU s/GiB per process; stage_rss: peak KiB.
+stage_cpu() {
+  [ -n "$HAVE_TIME" ] && [ -f "$W/res/$1.$2.stages" ] || { echo "-"; return; }
+  out=
+  for s in $(awk '{ print $1 }' "$W/res/$1.$2.stages" | sort -u); do
+    v=$(awk -v s="$s" -v b="$3" '$1 == s { print $2 / (b / 1073741824) }' \
+      "$W/res/$1.$2.stages" | median)
+    out="$out${out:+ + }$(printf '%.3f' "$v")"
+  done
+  echo "$out"
+}
+stage_rss() {
+  [ -n "$HAVE_TIME" ] && [ -f "$W/res/$1.$2.stages" ] || { echo "-"; return; }
+  out=
+  for s in $(awk '{ print $1 }' "$W/res/$1.$2.stages" | sort -u); do
+    v=$(awk -v s="$s" '$1 == s && $3 > m { m = $3 } END { printf "%.1f", m / 1024 }' \
+      "$W/res/$1.$2.stages")
+    out="$out${out:+, }$v"
+  done
+  echo "$out MiB"
+}
+
+# verdict RATIO TARGET: "PASS" or "MISS".
+verdict() {
+  awk -v r="$1" -v t="$2" 'BEGIN { print (r >= t ? "PASS" : "MISS") }'
+}
+ratio() {
+  awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'
+}
+
+# A markdown cell: a | inside it is escaped.
+cell() {
+  printf '%s' "$1" | sed 's/|/\\|/g'
+}
+ROWS=
+row() {
+  ROWS="$ROWS
+| $1 | $(cell "$2") | $3 | $(cell "$4") | $5 | $6 |"
+}
+SKIPPED=
+
+# The machine's limits: splice-bench's vmsplice -> splice rows, 1 MiB pipe.
+LIMIT=
+LIMIT_BUSY=
+measure_limit() {
+  [ -n "$LIMIT" ] && return 0
+  say "measuring the pipe limit (splice-bench vmsplice-splice, vmsplice-busy)"
+  splice-bench --csv -c vmsplice-splice -c vmsplice-busy -r 5 -t "$LIMIT_SECS" \
+    > "$W/limit.csv" || { say "splice-bench failed"; exit 1; }
+  LIMIT=$(awk -F, '$1 == "vmsplice-splice" { printf "%.2f", $5 }' "$W/limit.csv")
+  LIMIT_BUSY=$(awk -F, '$1 == "vmsplice-busy" { printf "%.2f", $5 }' "$W/limit.csv")
+  row "pipe limit" "splice-bench: vmsplice -> pipe (1 MiB) -> splice to /dev/null" \
+    "$LIMIT" "1.00 x limit" "-" "-"
+  row "pipe limit, busy + huge" "splice-bench: the same, 2 MiB pages, busy loops" \
+    "$LIMIT_BUSY" "1.00 x busy limit" "-" "-"
+}
+
+# run_case CASE BYTES PRE TARGETS: alternates the declared commands, then
+# adds their rows.  TARGETS: "LABEL:MIN ..." (A's ratio against LABEL), and
+# "limit:MIN" / "busy:MIN" against splice-bench's limits.
+run_case() {
+  name=$1 bytes=$2 pre=$3 targets=$4
+  round=1
+  while [ "$round" -le "$RUNS" ]; do
+    for label in $CMDS; do
+      say "$name: round $round/$RUNS: $label"
+      run_round "$name" "$label" "$round" "$pre"
+    done
+    round=$((round + 1))
+  done
+  a_rate=$(rate "$name" A "$bytes")
+  for label in $CMDS; do
+    eval "display=\$DISPLAY_$label"
+    r=$(rate "$name" "$label" "$bytes")
+    if [ -z "$r" ]; then
+      row "$name" "\`$display\`" "FAILED" "-" "-" "-"
+      FAILED=1
+      continue
+    fi
+    rtxt=
+    if [ "$label" = A ]; then
+      for tg in $targets; do
+        peer=${tg%%:*} min=${tg#*:}
+        case $peer in
+        limit) base=$LIMIT what="limit" ;;
+        busy) base=$LIMIT_BUSY what="busy limit" ;;
+        *) base=$(rate "$name" "$peer" "$bytes"); eval "what=\$SHORT_$peer" ;;
+        esac
+        if [ -z "$base" ]; then
+          rtxt="$rtxt${rtxt:+; }$what not measured"
+          continue
+        fi
+        x=$(ratio "$a_rate" "$base")
+        rtxt="$rtxt${rtxt:+; }$x x $what (target >= $min: $(verdict "$x" "$min"))"
+      done
+      [ -z "$LIMIT" ] || case " $targets " in *" limit:"*) ;; *)
+        rtxt="$rtxt${rtxt:+; }$(ratio "$a_rate" "$LIMIT") x limit" ;;
+      esac
+    elif [ -n "$a_rate" ]; then
+      rtxt="peer: A is $(ratio "$a_rate" "$r") x this"
+    fi
+    row "$name" "\`$display\`" "$(printf '%.2f' "$r")" "$rtxt" \
+      "$(stage_cpu "$name" "$label" "$bytes")" "$(stage_rss "$name" "$label")"
+  done
+}
+
+selected() {
+  [ -z "$ONLY" ] && return 0
+  case " $ONLY " in *" $1 "*) return 0 ;; esac
+  return 1
+}
+
+# new_case: forget the previous case's commands.
+new_case() {
+  CMDS=
+}
+
+# peer LABEL SHORT CMD DISPLAY SCRIPT: a peer, when CMD is installed.
+peer() {
+  if have "$3"; then
+    cmd "$1" "$4" "$5"
+    eval "SHORT_$1=\$2"
+  else
+    skip_cmd "$CASE: $4 (skipped: $3 is not installed)"
+  fi
+}
+
+# needs CASE TOOL...: true when every tool is built, else the case is skipped, named.
+needs() {
+  c=$1
+  shift
+  for tool in "$@"; do
+    if ! built "$tool"; then
+      case " $BROKEN " in
+      *" $tool "*) skip_cmd "$c (skipped: $tool does not build)" ;;
+      *) skip_cmd "$c (skipped: $tool is not built yet)" ;;
+      esac
+      return 1
+    fi
+  done
+}
+
+FAILED=
+
+# ---- the cases ----------------------------------------------------------------------
+
+g=$((GEN / GiB))
+CASE=gen
+if selected gen && needs gen vmsplice splice-cat; then
+  measure_limit
+  new_case
+  cmd A "vmsplice -s ${g}G | splice-cat > /dev/null" \
+    "t s1 vmsplice -s $GEN | t s2 splice-cat > /dev/null"
+  peer B "head|cat" head "head -c ${g}G /dev/zero | cat > /dev/null" \
+    "t s1 head -c $GEN /dev/zero | t s2 cat > /dev/null"
+  peer C "yes|head" yes "yes | head -c ${g}G > /dev/null" \
+    "t s1 yes | t s2 head -c $GEN > /dev/null"
+  run_case gen "$GEN" "" "limit:0.9 B:5"
+fi
+
+CASE=gen-busy-huge
+if selected gen-busy-huge && needs gen-busy-huge vmsplice splice-cat; then
+  measure_limit
+  new_case
+  cmd A "vmsplice --busy --huge -s ${g}G | splice-cat > /dev/null" \
+    "t s1 vmsplice --busy --huge -s $GEN | t s2 splice-cat > /dev/null"
+  peer B "head|cat" head "head -c ${g}G /dev/zero | cat > /dev/null" \
+    "t s1 head -c $GEN /dev/zero | t s2 cat > /dev/null"
+  run_case gen-busy-huge "$GEN" "" "busy:0.9 B:12"
+fi
+
+CASE=gen-seq
+if selected gen-seq && needs gen-seq vmsplice splice-cat; then
+  measure_limit
+  new_case
+  cmd A "vmsplice -p seq -s ${g}G | splice-cat > /dev/null" \
+    "t s1 vmsplice -p seq -s $GEN | t s2 splice-cat > /dev/null"
+  cmd B "vmsplice -p seq --reuse -s ${g}G | splice-cat > /dev/null" \
+    "t s1 vmsplice -p seq --reuse -s $GEN | t s2 splice-cat > /dev/null"
+  SHORT_B="seq --reuse"
+  run_case gen-seq "$GEN" "" "B:0.5"
+fi
+
+f=$((FILE / MiB))
+CASE=pipe
+if selected pipe && needs pipe splice-cat; then
+  measure_limit
+  make_file
+  new_case
+  cmd A "splice-cat f | splice-cat > /dev/null" \
+    "t s1 splice-cat $F | t s2 splice-cat > /dev/null"
+  peer B "cat|cat" cat "cat f | cat > /dev/null" "t s1 cat $F | t s2 cat > /dev/null"
+  peer C "dd|dd" dd "dd if=f bs=1M | dd bs=1M of=/dev/null" \
+    "t s1 dd if=$F bs=1M status=none | t s2 dd bs=1M of=/dev/null status=none"
+  peer D "pv|cat" pv "pv -q f | cat > /dev/null" "t s1 pv -q $F | t s2 cat > /dev/null"
+  run_case "pipe" "$FILE" "" "B:30"
+fi
+
+CASE=copy
+if selected copy && needs copy splice-cat; then
+  measure_limit
+  make_file
+  new_case
+  cmd A "splice-cat f > g" "t s1 splice-cat $F > $G"
+  peer B "cp" cp "cp f g" "t s1 cp $F $G"
+  # Each copy starts from nothing, with the last one's pages written back.
+  run_case copy "$FILE" "rm -f $G; sync" "B:1.0"
+fi
+
+# A fast zero-copy source for the tee cases: vmsplice, or the cached file.
+tee_source() {
+  if built vmsplice; then
+    echo "vmsplice -s $1"
+  else
+    n=$(($1 / FILE))
+    echo "splice-cat$(i=0; while [ $i -lt $n ]; do printf ' %s' "$F"; i=$((i + 1)); done)"
+  fi
+}
+tee_display() {
+  if built vmsplice; then echo "vmsplice -s $1"; else echo "splice-cat f (x$2)"; fi
+}
+
+CASE=tee
+if selected tee && needs tee splice-tee splice-cat; then
+  measure_limit
+  make_file
+  new_case
+  src=$(tee_source "$GEN")
+  dsrc=$(tee_display "${g}G" $((GEN / FILE)))
+  cmd A "$dsrc | splice-tee /dev/null | splice-cat > /dev/null" \
+    "t s1 $src | t s2 splice-tee /dev/null | t s3 splice-cat > /dev/null"
+  peer B "tee" tee "$dsrc | tee /dev/null | cat > /dev/null" \
+    "t s1 $src | t s2 tee /dev/null | t s3 cat > /dev/null"
+  run_case tee "$GEN" "" "B:10"
+fi
+
+CASE=tee-file
+if selected tee-file && needs tee-file splice-tee splice-cat; then
+  measure_limit
+  make_file
+  new_case
+  src=$(tee_source "$FILE")
+  dsrc=$(tee_display "${f}M" 1)
+  cmd A "$dsrc | splice-tee g | splice-cat > /dev/null" \
+    "t s1 $src | t s2 splice-tee $G | t s3 splice-cat > /dev/null"
+  peer B "tee" tee "$dsrc | tee g | cat > /dev/null" \
+    "t s1 $src | t s2 tee $G | t s3 cat > /dev/null"
+  run_case tee-file "$FILE" "rm -f $G; sync" "B:1.5"
+fi
+
+# Loopback TCP, port 0: the receiver says which port it got.
+CASE=tcp
+if selected tcp && needs tcp splice-fromnet splice-tonet splice-cat; then
+  measure_limit
+  make_file
+  new_case
+  recv='st=0; port=$(waitport "$RUN/port") || { kill $r; exit 1; }'
+  done_='wait $r || st=1; exit $st'
+  cmd A "splice-cat f f | splice-tonet 127.0.0.1 PORT; splice-fromnet -b 127.0.0.1 0 > /dev/null" \
+    "t s2 splice-fromnet -b 127.0.0.1 0 > /dev/null 2> \"\$RUN/port\" & r=\$!; $recv;
+     t s1 splice-cat $F $F | t s3 splice-tonet 127.0.0.1 \$port || st=1; $done_"
+  peer B "nc" nc "splice-cat f f | nc -N 127.0.0.1 PORT; nc -l 127.0.0.1 0 > /dev/null" \
+    "t s2 nc -l -v 127.0.0.1 0 > /dev/null 2> \"\$RUN/port\" & r=\$!; $recv;
+     t s1 splice-cat $F $F | t s3 nc -N 127.0.0.1 \$port || st=1; $done_"
+  peer C "socat" socat \
+    "splice-cat f f | socat -u STDIN TCP:127.0.0.1:PORT; socat -u TCP-LISTEN:0 STDOUT" \
+    "t s2 socat -d -d -u TCP-LISTEN:0,bind=127.0.0.1 STDOUT > /dev/null 2> \"\$RUN/port\" &
+     r=\$!; $recv;
+     t s1 splice-cat $F $F | t s3 socat -u STDIN TCP:127.0.0.1:\$port || st=1; $done_"
+  run_case tcp "$TCP" "" "B:3"
+fi
+
+# ---- the table ----------------------------------------------------------------------
+
+cpu=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)
+cmdline="bench/run.sh${QUICK:+ --quick}"
+for c in $ONLY; do cmdline="$cmdline --case $c"; done
+echo "Measured $(date -u '+%Y-%m-%d %H:%M UTC') on Linux $(uname -r), $cpu," \
+  "$(nproc) CPUs; medians of $RUNS alternating runs; reproduce with \`$cmdline\`."
+echo "Sizes: generators ${g} GiB, file $f MiB, TCP $((TCP / MiB)) MiB; CPU is seconds"
+echo "per GiB of each process of the pipeline, left to right (TCP: source, receiver,"
+echo "sender); the pipe limit is splice-bench's vmsplice -> splice row."
+echo
+echo "| case | command | GiB/s | ratio (target) | CPU s/GiB | peak RSS |"
+echo "|---|---|---|---|---|---|"
+echo "$ROWS" | sed '/^$/d'
+if [ -n "$SKIPPED" ]; then
+  echo
+  echo "Not run here:"
+  echo "$SKIPPED" | sed '/^$/d; s/^/- /'
+fi
+[ -z "$FAILED" ]
