@@ -244,9 +244,10 @@ k_vmsplice01() {
   expect "ok 131072" vmsplice-file out 131072
   same ref out
   if have_tool vmsplice; then
-    { vmsplice -s 128K -p ramp && echo 0 > st || echo $? > st; } | splice-cat > out2
+    { vmsplice -v -s 128K -p ramp 2> err && echo 0 > st || echo $? > st; } | splice-cat > out2
     status 0 "$(cat st)" "vmsplice -s 128K -p ramp | splice-cat"
     same ref out2
+    mentions err "vmsplice: vmsplice: 131072 bytes"
   fi
 }
 
