@@ -280,4 +280,62 @@ int tee_fd(struct tee_job *t);
  */
 double option_seconds(const char *opt, const char *arg);
 
+
+/* ---- patterns and vmsplice: vmsplice, vmsplice-touser ------------------- */
+
+/*
+ * The byte streams vmsplice writes and vmsplice-touser checks.  Any byte
+ * is a function of its stream offset alone, so a block can be made or
+ * checked without replaying what came before it.
+ */
+enum pattern_kind {
+	PAT_ZERO,		/* 0x00 */
+	PAT_FILL,		/* one byte */
+	PAT_RAMP,		/* offset & 0xff, the 2006 tool's */
+	PAT_SEQ,		/* each 8-byte little-endian word is its own offset */
+	PAT_RANDOM,		/* a counter-based PRNG of the word index and a seed */
+};
+
+struct pattern {
+	enum pattern_kind kind;
+	unsigned char byte;	/* PAT_FILL */
+	uint64_t seed;		/* PAT_RANDOM */
+};
+
+/* The names --help prints. */
+#define PATTERN_NAMES "zero | fill:BYTE | ramp | seq | random[:SEED]"
+
+/*
+ * Parses "zero", "fill:BYTE" (0 to 255, decimal or 0x..), "ramp", "seq",
+ * "random" or "random:SEED" (0 to 2^64-1); anything else is a usage error
+ * naming OPT.
+ */
+void pattern_parse(const char *opt, const char *arg, struct pattern *p);
+/* "seq", "fill:0x41", "random:7": what pattern_parse() would take back. */
+const char *pattern_label(const struct pattern *p);
+/* Writes the pattern's bytes for stream offsets offset..offset+len-1. */
+void pattern_fill(const struct pattern *p, uint64_t offset, void *buf, size_t len);
+/* Index of the first byte of buf that differs from the pattern, or len. */
+size_t pattern_check(const struct pattern *p, uint64_t offset, const void *buf, size_t len);
+/* The pattern's byte at one offset. */
+unsigned char pattern_byte(const struct pattern *p, uint64_t offset);
+/* True when the bytes at offset o and o + period are equal for every o. */
+bool pattern_repeats(const struct pattern *p, uint64_t period);
+
+/*
+ * Puts len bytes at buf into pipe fd with vmsplice(2): the pipe takes
+ * references to the pages, it does not copy them.  Short calls are
+ * completed and EINTR retried; a full pipe is waited out with poll(2), or
+ * with busy by calling again at once (SPLICE_F_NONBLOCK either way, since
+ * vmsplice ignores the fd's O_NONBLOCK).  flags adds SPLICE_F_GIFT.
+ * Counts the bytes with account(M_VMSPLICE).  Returns 0, or -1 with errno.
+ */
+int vmsplice_all(int fd, const void *buf, size_t len, unsigned int flags, bool busy);
+/*
+ * Copies at most len bytes out of pipe fd into buf with vmsplice(2) (from
+ * a pipe, vmsplice copies).  With nonblock, SPLICE_F_NONBLOCK and poll(2)
+ * for POLLIN.  Returns the bytes copied, 0 at end of input, -1 with errno.
+ */
+ssize_t vmsplice_read(int fd, void *buf, size_t len, bool nonblock);
+
 #endif

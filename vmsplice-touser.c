@@ -1,0 +1,208 @@
+/*
+ * vmsplice-touser: read standard input into user memory with vmsplice(2),
+ * which copies when its fd is a pipe's read end; check it against a
+ * vmsplice pattern, dump it, or count it.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "splice.h"
+
+enum {
+	OPT_VERIFY = OPT_TOOL_FIRST,
+};
+
+static void
+help(void)
+{
+	printf("Usage: %s [-cdn] [-s SIZE] [--verify PATTERN] [-v] [--strict] [--progress]\n"
+	    "       [--pipe-size SIZE]\n"
+	    "Read standard input, a pipe, into user memory with vmsplice(2), and check,\n"
+	    "dump or count what came.\n"
+	    "\n"
+	    "      --verify PATTERN  check the bytes against a vmsplice pattern,\n"
+	    "                      " PATTERN_NAMES ",\n"
+	    "                      and name the first wrong offset\n"
+	    "  -d, --dump          write the bytes in hex and ASCII, as od -A d -t x1z -v\n"
+	    "  -c, --count         write the number of bytes read\n"
+	    "  -s, --size SIZE     read at most SIZE bytes per call (default 1M)\n"
+	    "  -n, --nonblock      SPLICE_F_NONBLOCK, waiting in poll(2)\n"
+	    COMMON_HELP, progname);
+}
+
+/* od -A d -t x1z -v, fed in pieces of any size. */
+struct dumper {
+	unsigned char line[16];
+	size_t have;
+	uint64_t offset;
+};
+
+static void
+dump_line(struct dumper *d)
+{
+	printf("%07llu", (unsigned long long)d->offset);
+	for (size_t i = 0; i < 16; i++) {
+		if (i < d->have)
+			printf(" %02x", d->line[i]);
+		else
+			fputs("   ", stdout);
+	}
+	fputs("  >", stdout);
+	for (size_t i = 0; i < d->have; i++)
+		putchar(d->line[i] >= 0x20 && d->line[i] < 0x7f ? d->line[i] : '.');
+	fputs("<\n", stdout);
+	d->offset += d->have;
+	d->have = 0;
+}
+
+static void
+dump(struct dumper *d, const unsigned char *buf, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		d->line[d->have++] = buf[i];
+		if (d->have == 16)
+			dump_line(d);
+	}
+}
+
+static void
+dump_end(struct dumper *d)
+{
+	if (d->have > 0)
+		dump_line(d);
+	printf("%07llu\n", (unsigned long long)d->offset);
+}
+
+/* read(2) for a standard input that is not a pipe. */
+static ssize_t
+read_some(int fd, void *buf, size_t len)
+{
+	for (;;) {
+		ssize_t n = read(fd, buf, len);
+
+		if (n >= 0 || errno != EINTR) {
+			if (n < 0 && errno == EAGAIN) {
+				if (wait_fd(fd, POLLIN) < 0)
+					return -1;
+				continue;
+			}
+			return n;
+		}
+	}
+}
+
+int
+main(int argc, char *argv[])
+{
+	static const struct option longopts[] = {
+		{ "verify", required_argument, NULL, OPT_VERIFY },
+		{ "dump", no_argument, NULL, 'd' },
+		{ "count", no_argument, NULL, 'c' },
+		{ "size", required_argument, NULL, 's' },
+		{ "nonblock", no_argument, NULL, 'n' },
+		COMMON_LONG_OPTIONS,
+		{ NULL, 0, NULL, 0 }
+	};
+	struct pattern pattern = { .kind = PAT_ZERO };
+	struct dumper dumper = { .have = 0 };
+	bool verify = false, dumping = false, counting = false, nonblock = false, in_pipe;
+	uint64_t buf_bytes = DEFAULT_PIPE_BYTES, total = 0;
+	unsigned char *buf;
+	int opt, rval = 0;
+
+	set_progname(argv);
+	while ((opt = getopt_long(argc, argv, "cdns:" COMMON_SHORT_OPTIONS, longopts,
+	    NULL)) != -1) {
+		switch (opt) {
+		case OPT_VERIFY:
+			pattern_parse("--verify", optarg, &pattern);
+			verify = true;
+			break;
+		case 'd':
+			dumping = true;
+			break;
+		case 'c':
+			counting = true;
+			break;
+		case 's':
+			buf_bytes = option_size("--size", optarg);
+			if (buf_bytes == 0 || buf_bytes > 1UL << 30)
+				usage_error("--size: must be 1 to 1G bytes: '%s'", optarg);
+			break;
+		case 'n':
+			nonblock = true;
+			break;
+		default:
+			if (!common_option(opt, optarg, help))
+				usage_error("unknown option");
+		}
+	}
+	if (optind < argc)
+		usage_error("extra operand '%s'", argv[optind]);
+
+	in_pipe = fd_is_pipe(STDIN_FILENO);
+	if (!in_pipe && common.strict) {
+		warn_msg("standard input: not a pipe, vmsplice(2) needs one"
+		    " (--strict: no fallback to read)");
+		return EXIT_ERROR;
+	}
+	/* Only on request: the pipe belongs to the writer, which sized it. */
+	if (in_pipe && common.pipe_bytes)
+		pipe_grow(STDIN_FILENO);
+	buf = mmap(NULL, (size_t)buf_bytes, PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (buf == MAP_FAILED) {
+		warn_errno("mmap");
+		return EXIT_ERROR;
+	}
+
+	for (;;) {
+		ssize_t n = in_pipe ? vmsplice_read(STDIN_FILENO, buf, (size_t)buf_bytes, nonblock) :
+		    read_some(STDIN_FILENO, buf, (size_t)buf_bytes);
+
+		if (n < 0) {
+			warn_errno("standard input");
+			rval = EXIT_ERROR;
+			break;
+		}
+		if (n == 0)
+			break;
+		account(in_pipe ? M_VMSPLICE : M_READ_WRITE, (uint64_t)n);
+		if (verify) {
+			size_t good = pattern_check(&pattern, total, buf, (size_t)n);
+
+			if (good < (size_t)n) {
+				uint64_t bad = total + good;
+
+				warn_msg("standard input: byte %llu is 0x%02x, expected 0x%02x"
+				    " (pattern %s)", (unsigned long long)bad, buf[good],
+				    pattern_byte(&pattern, bad), pattern_label(&pattern));
+				total = bad;
+				rval = EXIT_ERROR;
+				break;
+			}
+		}
+		if (dumping)
+			dump(&dumper, buf, (size_t)n);
+		total += (uint64_t)n;
+	}
+	if (dumping && rval == 0)
+		dump_end(&dumper);
+	if (counting)
+		printf("%llu\n", (unsigned long long)total);
+	if (verify && rval == 0 && common.verbose)
+		warn_msg("%llu bytes match pattern %s", (unsigned long long)total,
+		    pattern_label(&pattern));
+	report_totals();
+	if (fflush(stdout) != 0 || (close(STDOUT_FILENO) < 0 && errno != EBADF)) {
+		warn_errno("standard output");
+		rval = EXIT_ERROR;
+	}
+	return rval;
+}

@@ -1,0 +1,363 @@
+/*
+ * vmsplice: generate a pattern into a pipe with vmsplice(2).
+ *
+ * vmsplice(2) does not copy: the pipe holds references to our pages, and a
+ * reader that splices or tees them on (another pipe, a socket, pv) keeps
+ * holding them after they left our pipe.  So by default no page that has
+ * been vmspliced is ever written again: a pattern that repeats is written
+ * once, any other gets fresh pages for every region.  --reuse is the 2006
+ * double buffer, which refills a half once the other half was accepted.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "splice.h"
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23	/* Linux 5.14 */
+#endif
+
+#define HUGE_PAGE_BYTES ((size_t)2 << 20)
+#define UNALIGN_BYTES ((size_t)1024)
+#define POISON_BYTE 0xa5
+
+enum {
+	OPT_REUSE = OPT_TOOL_FIRST,
+	OPT_HUGE,
+	OPT_BUSY,
+};
+
+static struct pattern pattern = { .kind = PAT_ZERO };
+static bool reuse, clear, unalign, huge, busy;
+static unsigned int vmsplice_flags;
+
+static void
+help(void)
+{
+	printf("Usage: %s [-cgu] [-s SIZE|inf] [-p PATTERN] [--reuse] [--huge] [--busy] [-v]\n"
+	    "       [--strict] [--progress] [--pipe-size SIZE]\n"
+	    "Write SIZE bytes of PATTERN to standard output, a pipe, with vmsplice(2).\n"
+	    "No page is written again once the pipe may hold it, whatever reads the pipe.\n"
+	    "\n"
+	    "  -s, --size SIZE     bytes to write, or inf (default: two pipe capacities)\n"
+	    "  -p, --pattern PATTERN  " PATTERN_NAMES "\n"
+	    "                      (default zero)\n"
+	    "      --reuse         refill the two halves of one buffer, as the 2006 tool\n"
+	    "                      did: fast, but wrong when the reader passes pages on\n"
+	    "  -c, --clear         poison each half once the double-buffer rule calls it free\n"
+	    "  -g, --gift          pass SPLICE_F_GIFT to vmsplice(2)\n"
+	    "  -u, --unalign       start the data 1 KiB into a page\n"
+	    "      --huge          2 MiB-aligned buffers with MADV_HUGEPAGE\n"
+	    "      --busy          retry a full pipe at once instead of waiting in poll(2)\n"
+	    COMMON_HELP, progname);
+}
+
+/* size bytes of fresh anonymous memory; 2 MiB-aligned with MADV_HUGEPAGE if huge_pages. */
+static char *
+map_region(size_t size, bool huge_pages)
+{
+	size_t extra = huge_pages ? HUGE_PAGE_BYTES : 0;
+	char *base = mmap(NULL, size + extra, PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *start;
+
+	if (base == MAP_FAILED)
+		return NULL;
+	if (!huge_pages)
+		return base;
+	start = (char *)(((uintptr_t)base + HUGE_PAGE_BYTES - 1) & ~(HUGE_PAGE_BYTES - 1));
+	if (start > base)
+		munmap(base, (size_t)(start - base));
+	if (start + size < base + size + extra)
+		munmap(start + size, (size_t)(base + size + extra - (start + size)));
+	/* Where THP is off, 4 KiB pages: slower, the same bytes. */
+	(void)madvise(start, size, MADV_HUGEPAGE);
+	return start;
+}
+
+static size_t
+round_up(size_t n, size_t unit)
+{
+	return (n + unit - 1) / unit * unit;
+}
+
+/* Bytes still to write, capped at limit; size UINT64_MAX is endless. */
+static size_t
+next_bytes(uint64_t size, uint64_t done, size_t limit)
+{
+	uint64_t left = size == UINT64_MAX ? UINT64_MAX : size - done;
+
+	return left < limit ? (size_t)left : limit;
+}
+
+static int
+put(const char *data, size_t n)
+{
+	if (vmsplice_all(STDOUT_FILENO, data, n, vmsplice_flags, busy) < 0) {
+		warn_errno("standard output: vmsplice");
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * A pattern that repeats every round: one buffer, filled once, never
+ * written again; the pipe may hold its pages as often as it likes.
+ */
+static int
+run_constant(uint64_t size, size_t round_bytes)
+{
+	size_t off = unalign ? UNALIGN_BYTES : 0;
+	size_t map_bytes = round_up(round_bytes + off, huge ? HUGE_PAGE_BYTES : 4096);
+	char *base = map_region(map_bytes, huge), *data = base + off;
+
+	if (base == NULL) {
+		warn_errno("mmap");
+		return -1;
+	}
+	pattern_fill(&pattern, 0, data, round_bytes);
+	for (uint64_t done = 0; done < size; ) {
+		size_t n = next_bytes(size, done, round_bytes);
+
+		if (put(data, n) < 0)
+			return -1;
+		done += n;
+	}
+	return 0;
+}
+
+/*
+ * The 2006 double buffer: half k is refilled once half k+1 was accepted,
+ * since a pipe of one half's capacity must then have let go of it.  True
+ * for a reader that copies; a reader that passes the pages on still holds
+ * them, and sees the refill.
+ */
+static int
+run_reuse(uint64_t size, size_t half)
+{
+	size_t off = unalign ? UNALIGN_BYTES : 0;
+	size_t map_bytes = round_up(2 * half + off, huge ? HUGE_PAGE_BYTES : 4096);
+	char *base = map_region(map_bytes, huge), *halves[2];
+	uint64_t done = 0;
+
+	if (base == NULL) {
+		warn_errno("mmap");
+		return -1;
+	}
+	halves[0] = base + off;
+	halves[1] = halves[0] + half;
+	for (unsigned int k = 0; done < size; k ^= 1) {
+		size_t n = next_bytes(size, done, half);
+
+		pattern_fill(&pattern, done, halves[k], n);
+		if (put(halves[k], n) < 0)
+			return -1;
+		done += n;
+		/* The rule says the other half is free now. */
+		if (clear)
+			memset(halves[k ^ 1], POISON_BYTE, half);
+	}
+	return 0;
+}
+
+/*
+ * Fresh pages for every region (at least one round, at least one huge
+ * page): map, populate in one call, fill, vmsplice all of it, unmap.  The
+ * pipe keeps the pages it holds; we never see them again.  With --clear,
+ * the region's addresses get new pages that are poisoned before the unmap:
+ * everything the double-buffer rule calls free, and more, is poisoned, and
+ * none of it may reach the reader.
+ */
+static int
+run_fresh(uint64_t size, size_t round_bytes)
+{
+	size_t off = unalign ? UNALIGN_BYTES : 0;
+	size_t region_bytes = round_up(round_bytes, HUGE_PAGE_BYTES);
+
+	for (uint64_t done = 0; done < size; ) {
+		size_t n = next_bytes(size, done, region_bytes);
+		size_t map_bytes = round_up(n + off, 4096);
+		bool whole_pages = map_bytes >= HUGE_PAGE_BYTES;
+		char *base, *data;
+
+		if (whole_pages)
+			map_bytes = round_up(map_bytes, HUGE_PAGE_BYTES);
+		base = map_region(map_bytes, whole_pages);
+		if (base == NULL) {
+			warn_errno("mmap");
+			return -1;
+		}
+		/* One call instead of a page fault per 4 KiB; older kernels fault. */
+		(void)madvise(base, map_bytes, MADV_POPULATE_WRITE);
+		data = base + off;
+		pattern_fill(&pattern, done, data, n);
+		if (put(data, n) < 0)
+			return -1;
+		done += n;
+		if (clear) {
+			if (mmap(base, map_bytes, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED) {
+				warn_errno("mmap");
+				return -1;
+			}
+			if (whole_pages)
+				(void)madvise(base, map_bytes, MADV_HUGEPAGE);
+			(void)madvise(base, map_bytes, MADV_POPULATE_WRITE);
+			memset(base, POISON_BYTE, map_bytes);
+		}
+		munmap(base, map_bytes);
+	}
+	return 0;
+}
+
+/* Standard output is not a pipe: write(2) copies, so one buffer is safe. */
+static int
+run_write(uint64_t size, size_t half)
+{
+	size_t off = unalign ? UNALIGN_BYTES : 0;
+	char *base = map_region(round_up(half + off, huge ? HUGE_PAGE_BYTES : 4096), huge);
+	char *data = base + off;
+	bool repeats = pattern_repeats(&pattern, half) && !clear;
+
+	if (base == NULL) {
+		warn_errno("mmap");
+		return -1;
+	}
+	if (repeats)
+		pattern_fill(&pattern, 0, data, half);
+	for (uint64_t done = 0; done < size; ) {
+		size_t n = next_bytes(size, done, half);
+
+		if (!repeats)
+			pattern_fill(&pattern, done, data, n);
+		if (write_all(STDOUT_FILENO, data, n) < 0) {
+			warn_errno("standard output");
+			return -1;
+		}
+		account(M_READ_WRITE, n);
+		done += n;
+		if (clear)
+			memset(data, POISON_BYTE, half);
+	}
+	return 0;
+}
+
+int
+main(int argc, char *argv[])
+{
+	static const struct option longopts[] = {
+		{ "size", required_argument, NULL, 's' },
+		{ "pattern", required_argument, NULL, 'p' },
+		{ "reuse", no_argument, NULL, OPT_REUSE },
+		{ "clear", no_argument, NULL, 'c' },
+		{ "gift", no_argument, NULL, 'g' },
+		{ "unalign", no_argument, NULL, 'u' },
+		{ "huge", no_argument, NULL, OPT_HUGE },
+		{ "busy", no_argument, NULL, OPT_BUSY },
+		COMMON_LONG_OPTIONS,
+		{ NULL, 0, NULL, 0 }
+	};
+	uint64_t size = 0;
+	bool size_given = false, to_pipe;
+	size_t half;
+	const char *mode;
+	int opt, r;
+
+	set_progname(argv);
+	while ((opt = getopt_long(argc, argv, "s:p:cgu" COMMON_SHORT_OPTIONS, longopts,
+	    NULL)) != -1) {
+		switch (opt) {
+		case 's':
+			size = strcmp(optarg, "inf") == 0 ? UINT64_MAX :
+			    option_size("--size", optarg);
+			size_given = true;
+			break;
+		case 'p':
+			pattern_parse("--pattern", optarg, &pattern);
+			break;
+		case OPT_REUSE:
+			reuse = true;
+			break;
+		case 'c':
+			clear = true;
+			break;
+		case 'g':
+			vmsplice_flags |= SPLICE_F_GIFT;
+			break;
+		case 'u':
+			unalign = true;
+			break;
+		case OPT_HUGE:
+			huge = true;
+			break;
+		case OPT_BUSY:
+			busy = true;
+			break;
+		default:
+			if (!common_option(opt, optarg, help))
+				usage_error("unknown option");
+		}
+	}
+	if (optind < argc)
+		usage_error("extra operand '%s'", argv[optind]);
+
+	to_pipe = fd_is_pipe(STDOUT_FILENO);
+	if (to_pipe) {
+		long cap = pipe_grow(STDOUT_FILENO);
+
+		if (cap <= 0) {
+			warn_errno("standard output: F_GETPIPE_SZ");
+			return EXIT_ERROR;
+		}
+		half = (size_t)cap;
+	} else {
+		if (common.strict) {
+			warn_msg("standard output: not a pipe, vmsplice(2) needs one"
+			    " (--strict: no fallback to write)");
+			return EXIT_ERROR;
+		}
+		if (fcntl(STDOUT_FILENO, F_GETFL) < 0) {
+			warn_errno("standard output");
+			return EXIT_ERROR;
+		}
+		half = common.pipe_bytes ? common.pipe_bytes : DEFAULT_PIPE_BYTES;
+	}
+	if (!size_given)
+		size = 2 * (uint64_t)half;
+
+	if (!to_pipe)
+		mode = "write(2), one buffer (standard output is not a pipe)";
+	else if (reuse)
+		mode = "two halves refilled (--reuse)";
+	else if (pattern_repeats(&pattern, 2 * half) && !clear)
+		mode = "one buffer filled once (the pattern repeats)";
+	else
+		mode = "fresh pages for every round";
+	if (common.verbose) {
+		char amount[32] = "endless";
+
+		if (size != UINT64_MAX)
+			snprintf(amount, sizeof(amount), "%llu bytes", (unsigned long long)size);
+		warn_msg("%s of %s; %s %zu bytes (%zu pages), halves of %zu; %s", amount,
+		    pattern_label(&pattern), to_pipe ? "pipe" : "buffer", half,
+		    half / (size_t)sysconf(_SC_PAGESIZE), half, mode);
+	}
+
+	if (!to_pipe)
+		r = run_write(size, half);
+	else if (reuse)
+		r = run_reuse(size, half);
+	else if (pattern_repeats(&pattern, 2 * half) && !clear)
+		r = run_constant(size, 2 * half);
+	else
+		r = run_fresh(size, 2 * half);
+	report_totals();
+	return r < 0 ? EXIT_ERROR : 0;
+}
