@@ -264,7 +264,9 @@ k_vmsplice03() {
   expect "ok 65536" vmsplice-touser in out
   same in out
   if have_tool vmsplice-touser; then
-    probe ramp 65536 | vmsplice-touser --verify ramp || fail "vmsplice-touser --verify ramp"
+    probe ramp 65536 | vmsplice-touser -v --verify ramp 2> err ||
+      { cat err >&2; fail "vmsplice-touser --verify ramp"; }
+    mentions err "vmsplice-touser: vmsplice: 65536 bytes"
   fi
 }
 
