@@ -1,0 +1,432 @@
+#!/bin/sh
+# splice-tee: tee(1) on tee(2).  Every case checks the bytes of stdout and of
+# every file, and the exit status; where coreutils tee can run the same
+# command, its bytes and status are the reference.
+. "${TESTS:?run me through tests/run.sh}/lib.sh"
+
+# files N: the names f1 .. fN.
+files() {
+  seq -f 'f%g' 1 "$1" | tr '\n' ' '
+}
+
+# all_same REF FILE...: every FILE is byte for byte REF.
+all_same() {
+  _ref=$1
+  shift
+  for _f in "$@"; do
+    same "$_ref" "$_f"
+  done
+}
+
+tcase t_sizes "stdin and stdout pipes: 0, 1, 65537 B and 64 MiB to 1, 2 and 13 files, as tee"
+t_sizes() {
+  for size in 0 1 65537 67108864; do
+    random_file in "$size"
+    for n in 1 2 13; do
+      # shellcheck disable=SC2046
+      { cat in | run_status st splice-tee $(files "$n"); } | cat > out
+      status 0 "$(cat st)" "splice-tee, $size bytes, $n files"
+      # shellcheck disable=SC2046
+      all_same in out $(files "$n")
+      # shellcheck disable=SC2046
+      rm -f $(files "$n")
+      # shellcheck disable=SC2046
+      { cat in | run_status refst tee $(files "$n"); } | cat > ref
+      status "$(cat refst)" "$(cat st)" "status differs from tee's"
+      same ref out
+      # shellcheck disable=SC2046
+      rm -f $(files "$n") out ref
+    done
+  done
+}
+
+tcase t_verbose_methods "-v: tee(2) feeds stdout and the middle files, the last file is spliced"
+t_verbose_methods() {
+  random_file in 3000000
+  cat in | splice-tee -v f1 f2 f3 2> err | cat > out
+  all_same in out f1 f2 f3
+  mentions err "tee: 9000000 bytes"
+  mentions err "splice: 3000000 bytes"
+  ! grep -q "read/write" err || fail "a fallback was used: $(cat err)"
+  # One output: the input is spliced straight to it.
+  cat in | splice-tee -v 2> err | cat > out
+  same in out
+  mentions err "splice: 3000000 bytes"
+  ! grep -q "^splice-tee: tee:" err || fail "tee(2) used with one output"
+}
+
+tcase t_append "-a onto existing files: appended after what was there, as tee -a"
+t_append() {
+  needs_fallback
+  random_file in 200000
+  for f in f1 f2 r1 r2; do echo "was here" > "$f"; done
+  { cat in | run_status st splice-tee -a f1 f2; } | cat > out
+  { cat in | run_status refst tee -a r1 r2; } | cat > ref
+  status 0 "$(cat st)" "splice-tee -a"
+  status "$(cat refst)" "$(cat st)" "status differs from tee's"
+  same ref out
+  same r1 f1
+  same r2 f2
+  # Without -a the files are truncated.
+  cat in | splice-tee f1 > /dev/null
+  same in f1
+}
+
+tcase t_strict_append "--strict -a: O_APPEND files refuse splice(2): each named, stdout whole, exit 1"
+t_strict_append() {
+  random_file in 100000
+  echo x > f1
+  { cat in | run_status st splice-tee --strict -a f1 f2; } 2> err | cat > out
+  status 1 "$(cat st)" "splice-tee --strict -a"
+  mentions err "f1: splice: .*strict"
+  mentions err "f2: splice: .*strict"
+  same in out
+}
+
+tcase t_chain "chains: splice-cat f | splice-tee a b | splice-cat > c (and vmsplice | splice-tee)"
+t_chain() {
+  random_file in 10485761
+  { run_status st1 splice-cat in; } | { run_status st2 splice-tee a b; } | splice-cat > c
+  status 0 "$(cat st1)" "splice-cat in"
+  status 0 "$(cat st2)" "splice-tee a b"
+  all_same in a b c
+  splice-cat in | splice-tee a | splice-tee b | splice-tee c | splice-cat > d
+  all_same in a b c d
+  if command -v vmsplice > /dev/null && command -v vmsplice-touser > /dev/null; then
+    vmsplice -p seq -s 64M | splice-tee a | vmsplice-touser --verify seq ||
+      fail "vmsplice | splice-tee | vmsplice-touser --verify"
+    vmsplice-touser --verify seq < a || fail "the file behind vmsplice | splice-tee"
+    [ "$(wc -c < a)" -eq 67108864 ] || fail "a has $(wc -c < a) bytes"
+  else
+    echo "vmsplice not built: the vmsplice chain is not run"
+  fi
+}
+
+tcase t_stdin_file "stdin a regular file: same bytes; --strict: exit 1 naming tee(2)"
+t_stdin_file() {
+  random_file in 5000001
+  if [ -z "${STRICT:-}" ]; then
+    { run_status st splice-tee -v f1 f2 < in; } 2> err | cat > out
+    status 0 "$(cat st)" "splice-tee < file"
+    all_same in out f1 f2
+    mentions err "standard input is not a pipe"
+    { run_status refst tee r1 r2 < in; } | cat > ref
+    status "$(cat refst)" "$(cat st)" "status differs from tee's"
+  fi
+  rm -f f1 f2
+  { run_status st splice-tee --strict f1 < in; } 2> err | cat > out
+  status 1 "$(cat st)" "splice-tee --strict < file"
+  mentions err "standard input is not a pipe: tee(2)"
+  mentions err "strict"
+}
+
+tcase t_stdout_not_pipe "stdout a file, /dev/null, O_APPEND: same bytes; --strict: exit 1, names tee(2)"
+t_stdout_not_pipe() {
+  random_file in 3000000
+  if [ -z "${STRICT:-}" ]; then
+    cat in | splice-tee f1 f2 > out || fail "stdout a file"
+    all_same in out f1 f2
+    cat in | splice-tee f1 > /dev/null || fail "stdout /dev/null"
+    same in f1
+    echo "was here" > out
+    echo "was here" > ref
+    cat in | splice-tee f1 f2 >> out || fail "stdout O_APPEND"
+    cat in | tee r1 >> ref || fail "tee stdout O_APPEND"
+    same ref out
+    all_same in f1 f2
+    # Both sides files: nothing is a pipe.
+    splice-tee f3 < in > out2 || fail "stdin and stdout files"
+    all_same in out2 f3
+  fi
+  for target in out /dev/null; do
+    run_status st sh -c 'cat in | splice-tee --strict f1 > "$1"' sh "$target" 2> err
+    status 1 "$(cat st)" "splice-tee --strict > $target"
+    mentions err "standard output is not a pipe: tee(2)"
+  done
+  run_status st sh -c 'cat in | splice-tee --strict f1 >> out' 2> err
+  status 1 "$(cat st)" "splice-tee --strict >> out"
+  mentions err "tee(2)"
+}
+
+tcase t_dev_full "splice-tee /dev/full f2: /dev/full reported, f2 and stdout whole, exit 1, as tee"
+t_dev_full() {
+  random_file in 1000000
+  { cat in | run_status st splice-tee /dev/full f2; } 2> err | cat > out
+  status 1 "$(cat st)" "splice-tee /dev/full f2"
+  mentions err "splice-tee: /dev/full: "
+  [ "$(grep -c . err)" -eq 1 ] || fail "expected one message: $(cat err)"
+  all_same in out f2
+  { cat in | run_status refst tee /dev/full r2; } 2> /dev/null | cat > ref
+  status "$(cat refst)" "$(cat st)" "status differs from tee's"
+  # /dev/full in the middle and last.
+  { cat in | run_status st splice-tee f1 /dev/full f2 /dev/full; } 2> err | cat > out
+  status 1 "$(cat st)" "splice-tee f1 /dev/full f2 /dev/full"
+  [ "$(grep -c /dev/full err)" -eq 2 ] || fail "expected two messages: $(cat err)"
+  all_same in out f1 f2
+}
+
+tcase t_all_outputs_gone "every output failing: stops before input ends, exit 1, one message each"
+t_all_outputs_gone() {
+  # yes never ends: only stopping when no output is left ends this.
+  run_status st sh -c 'yes | timeout 20 splice-tee /dev/full > /dev/full' 2> err
+  status 1 "$(cat st)" "yes | splice-tee /dev/full > /dev/full"
+  [ "$(grep -c . err)" -eq 2 ] || fail "expected two messages: $(cat err)"
+  mentions err "standard output"
+  run_status refst sh -c 'yes | timeout 20 tee /dev/full > /dev/full' 2> /dev/null
+  status "$(cat refst)" "$(cat st)" "status differs from tee's"
+}
+
+tcase t_sigpipe "| head -c 1: ends by SIGPIPE (141) as tee; -p: exit 0 and every file complete"
+t_sigpipe() {
+  random_file in 10485760
+  { cat in in in | splice-tee f1 f2 && echo 0 > st || echo $? > st; } | head -c 1 > /dev/null
+  { cat in in in | tee r1 r2 && echo 0 > refst || echo $? > refst; } | head -c 1 > /dev/null
+  status 141 "$(cat st)" "splice-tee | head -c 1"
+  status "$(cat refst)" "$(cat st)" "status differs from tee's"
+  cat in in in > ref
+  { cat ref | splice-tee -p f1 f2 && echo 0 > st || echo $? > st; } 2> err | head -c 1 > /dev/null
+  status 0 "$(cat st)" "splice-tee -p | head -c 1"
+  [ ! -s err ] || fail "-p printed: $(cat err)"
+  all_same ref f1 f2
+  { cat ref | tee -p r1 r2 && echo 0 > refst || echo $? > refst; } | head -c 1 > /dev/null
+  status "$(cat refst)" "$(cat st)" "status differs from tee -p's"
+}
+
+tcase t_output_error_modes "--output-error=MODE with a vanished reader and with /dev/full, as tee"
+t_output_error_modes() {
+  random_file in 10485760
+  cat in in in > ref
+  for mode in warn warn-nopipe exit exit-nopipe; do
+    rm -f f1 r1
+    { cat ref | splice-tee --output-error=$mode f1 && echo 0 > st || echo $? > st; } 2> err |
+      head -c 1 > /dev/null
+    { cat ref | tee --output-error=$mode r1 && echo 0 > refst || echo $? > refst; } 2> /dev/null |
+      head -c 1 > /dev/null
+    status "$(cat refst)" "$(cat st)" "--output-error=$mode | head: status differs from tee's"
+    case $mode in
+    warn)
+      status 1 "$(cat st)" "--output-error=warn | head"
+      mentions err "standard output: Broken pipe"
+      same ref f1 ;;
+    exit)
+      status 1 "$(cat st)" "--output-error=exit | head"
+      mentions err "standard output: Broken pipe" ;;
+    *)
+      status 0 "$(cat st)" "--output-error=$mode | head"
+      [ ! -s err ] || fail "$mode printed: $(cat err)"
+      same ref f1 ;;
+    esac
+    # /dev/full is not a pipe: every mode reports it; exit modes stop.
+    { cat in | run_status st splice-tee --output-error=$mode /dev/full f1; } 2> err | cat > out
+    { cat in | run_status refst tee --output-error=$mode /dev/full r1; } 2> /dev/null |
+      cat > /dev/null
+    status 1 "$(cat st)" "--output-error=$mode /dev/full"
+    status "$(cat refst)" "$(cat st)" "--output-error=$mode /dev/full: status differs from tee's"
+    mentions err "/dev/full"
+    case $mode in
+    warn*) all_same in out f1 ;;
+    esac
+  done
+  # Without MODE: warn-nopipe, like -p.
+  { cat ref | splice-tee --output-error f1 && echo 0 > st || echo $? > st; } | head -c 1 > /dev/null
+  status 0 "$(cat st)" "--output-error | head"
+  same ref f1
+}
+
+tcase t_dash_is_a_file "splice-tee - creates ./- (a file, not stdout), as tee"
+t_dash_is_a_file() {
+  random_file in 70000
+  cat in | splice-tee - > out 2> err || fail "splice-tee -"
+  [ -f ./- ] || fail "no file named -"
+  all_same in out ./-
+  [ ! -s err ] || fail "stderr: $(cat err)"
+}
+
+tcase t_thirteen_plus "at least 13 files (POSIX): 40 files byte-exact"
+t_thirteen_plus() {
+  random_file in 1048577
+  # shellcheck disable=SC2046
+  cat in | splice-tee $(files 40) | cat > out
+  # shellcheck disable=SC2046
+  all_same in out $(files 40)
+}
+
+tcase t_sigint "-i: a SIGINT mid-stream is ignored, every byte arrives; without -i it ends the tool"
+t_sigint() {
+  env --default-signal=INT true 2> /dev/null || skip "env --default-signal is not supported"
+  random_file in 1048576
+  cat in in > ref
+  # Background jobs start with SIGINT ignored: give the tool the default.
+  { cat in; sleep 2; cat in; } | env --default-signal=INT splice-tee -i f1 > out &
+  pid=$!
+  sleep 1
+  kill -INT "$pid"
+  wait "$pid" && st=0 || st=$?
+  status 0 "$st" "splice-tee -i after SIGINT"
+  all_same ref out f1
+  { cat in; sleep 2; cat in; } | env --default-signal=INT splice-tee f1 > out &
+  pid=$!
+  sleep 1
+  kill -INT "$pid"
+  wait "$pid" && st=0 || st=$?
+  status 130 "$st" "splice-tee without -i after SIGINT"
+}
+
+tcase t_open_failure "a file that cannot be opened: reported, the others complete, exit 1, as tee"
+t_open_failure() {
+  random_file in 300000
+  { cat in | run_status st splice-tee f1 nodir/f f2; } 2> err | cat > out
+  { cat in | run_status refst tee r1 nodir/f r2; } 2> /dev/null | cat > ref
+  status 1 "$(cat st)" "splice-tee f1 nodir/f f2"
+  status "$(cat refst)" "$(cat st)" "status differs from tee's"
+  mentions err "splice-tee: nodir/f: No such file or directory"
+  all_same in out f1 f2
+  rm f1
+  run_status st sh -c 'cat in | splice-tee --output-error=exit nodir/f f1 > out' 2> err
+  status 1 "$(cat st)" "--output-error=exit with a missing directory"
+  [ ! -e f1 ] || fail "exit mode went on after the open failure"
+}
+
+tcase t_closed_stdout "stdout closed: reported, the files complete, exit 1, as tee"
+t_closed_stdout() {
+  random_file in 300000
+  run_status st sh -c 'cat in | splice-tee f1 f2 >&-' 2> err
+  status 1 "$(cat st)" "splice-tee >&-"
+  mentions err "standard output"
+  all_same in f1 f2
+  run_status refst sh -c 'cat in | tee r1 >&-' 2> /dev/null
+  status "$(cat refst)" "$(cat st)" "status differs from tee's"
+}
+
+tcase t_slow_reader "a slow stdout reader and a pausing writer: every byte, nothing buffered"
+t_slow_reader() {
+  random_file in 4194304
+  { cat in; sleep 0.5; cat in; } | splice-tee f1 f2 | { sleep 1; cat; } > out
+  cat in in > ref
+  all_same ref out f1 f2
+  # A byte written is a byte passed on: the first line arrives before EOF.
+  { echo first; sleep 5; echo second; } | splice-tee f1 > out2 &
+  sleep 1
+  [ "$(cat out2)" = first ] || fail "the first line was held back: '$(cat out2)'"
+  [ "$(cat f1)" = first ] || fail "the first line was held back from f1"
+  wait
+}
+
+tcase t_nonblocking "stdin and stdout set O_NONBLOCK: EAGAIN waited out, byte-exact"
+t_nonblocking() {
+  nb=$(helper set-nonblock)
+  random_file in 10485760
+  { sh -c 'cat in; sleep 0.3; cat in' | run_status st "$nb" 0 1 -- splice-tee f1 f2; } |
+    { sleep 0.3; cat; } > out
+  status 0 "$(cat st)" "non-blocking splice-tee"
+  cat in in > ref
+  all_same ref out f1 f2
+}
+
+tcase t_inject "strace: tee(2) or splice(2) fails with ENOSYS: same bytes by read/write"
+t_inject() {
+  needs_fallback
+  need strace
+  random_file in 3000000
+  { cat in | run_status st strace -f -o /dev/null -e inject=tee:error=ENOSYS \
+    splice-tee -v f1 f2 2> err; } | cat > out
+  status 0 "$(cat st)" "splice-tee under tee ENOSYS"
+  all_same in out f1 f2
+  mentions err "read/write: 9000000 bytes"
+  { cat in | run_status st strace -f -o /dev/null -e inject=splice:error=ENOSYS \
+    splice-tee -v f1 2> err; } | cat > out
+  status 0 "$(cat st)" "splice-tee under splice ENOSYS"
+  all_same in out f1
+  mentions err "read/write: 3000000 bytes"
+  # --strict: the refusal is an error that names tee.
+  { cat in | run_status st strace -f -o /dev/null -e inject=tee:error=ENOSYS \
+    splice-tee --strict f1 2> err; } | cat > out
+  status 1 "$(cat st)" "splice-tee --strict under tee ENOSYS"
+  mentions err "tee: Function not implemented"
+}
+
+tcase t_options "-m, --progress, --pipe-size, -v: same bytes"
+t_options() {
+  random_file in 5242881
+  cat in | splice-tee -m f1 | cat > out
+  all_same in out f1
+  cat in | splice-tee --progress f1 2> err | cat > out
+  all_same in out f1
+  mentions err "bytes .* copied"
+  cat in | splice-tee --pipe-size 4096 -v f1 2> err | cat > out
+  all_same in out f1
+  mentions err "pipe capacity: 4096 bytes (1 pages)"
+  # A stdout pipe bigger than the internal one: through the internal one.
+  cat in | splice-tee --pipe-size 64K f1 f2 | splice-cat --pipe-size 2M | cat > out
+  all_same in out f1 f2
+}
+
+tcase t_usage_errors "bad options: exit 2, the option named, a hint"
+t_usage_errors() {
+  for bad in "--output-error=bogus" "--output-error=" "-n nocolon" "-n ::1:9000" "-n host:" \
+    "--pipe-size 0" "-x" "--bogus" "-n"; do
+    # shellcheck disable=SC2086
+    run_status st splice-tee $bad < /dev/null > out 2> err
+    status 2 "$(cat st)" "splice-tee $bad"
+    mentions err "Try 'splice-tee --help'"
+    [ ! -s out ] || fail "splice-tee $bad wrote to stdout"
+  done
+  run_status st splice-tee --output-error=bogus < /dev/null 2> err
+  mentions err "output-error"
+  run_status st splice-tee -n nocolon < /dev/null 2> err
+  mentions err "net"
+  # Unique prefixes are accepted, as GNU tee does.
+  echo hi | splice-tee --output-error=exit-n f1 > out || fail "--output-error=exit-n"
+  same out f1
+}
+
+tcase t_help_version "--help on stdout exit 0; --version names the suite"
+t_help_version() {
+  splice-tee --help > out || fail "--help exit"
+  mentions out "Usage: splice-tee"
+  for opt in --append --ignore-interrupts --move --net --output-error --strict --progress \
+    --pipe-size --verbose; do
+    mentions out "$opt"
+  done
+  splice-tee -V > out || fail "-V exit"
+  grep -qx 'splice-tee (splice-tools) [0-9]*\.[0-9]*\.[0-9]*' out || fail "version line: $(cat out)"
+}
+
+# listen PREFIX: starts splice-fromnet on 127.0.0.1, port 0, writing to
+# PREFIX.out; sets PORT from the line it prints and LPID.
+listen() {
+  splice-fromnet -b 127.0.0.1 0 > "$1.out" 2> "$1.err" &
+  LPID=$!
+  for _i in $(seq 50); do
+    PORT=$(sed -n 's/.*listening on .* port \([0-9][0-9]*\).*/\1/p' "$1.err")
+    [ -n "$PORT" ] && return 0
+    sleep 0.1
+  done
+  fail "splice-fromnet did not say its port: $(cat "$1.err")"
+}
+
+tcase t_net "--net: two TCP copies, a file and stdout, all byte-exact"
+t_net() {
+  need splice-fromnet
+  random_file in 20971521
+  listen a
+  pa=$PORT
+  pida=$LPID
+  listen b
+  { cat in | run_status st splice-tee -n "127.0.0.1:$pa" f1 --net "127.0.0.1:$PORT"; } |
+    cat > out
+  wait "$pida" || fail "first splice-fromnet"
+  wait "$LPID" || fail "second splice-fromnet"
+  status 0 "$(cat st)" "splice-tee --net"
+  all_same in out f1 a.out b.out
+  # Nobody listening: reported, the other outputs complete, exit 1.
+  listen c
+  kill "$LPID"
+  wait "$LPID" || true
+  { cat in | run_status st splice-tee -n "127.0.0.1:$PORT" f1; } 2> err | cat > out
+  status 1 "$(cat st)" "splice-tee --net to a closed port"
+  mentions err "127.0.0.1 $PORT"
+  all_same in out f1
+}
+
+run_area "$@"
