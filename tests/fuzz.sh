@@ -1,0 +1,35 @@
+#!/bin/sh
+# The fuzz corpora (fuzz/corpus/TARGET/) replayed through ordinary builds of
+# the fuzz targets: every input once found interesting, or once a crash,
+# stays a regression test.
+. "${TESTS:?run me through tests/run.sh}/lib.sh"
+
+CORPUS=$TESTS/../fuzz/corpus
+
+# replay TARGET: runs every input of fuzz/corpus/TARGET through the replayer.
+replay() {
+  bin=$BINDIR/fuzz/fuzz-$1-replay
+  [ -x "$bin" ] || skip "fuzz replayer $1 not built in $BINDIR/fuzz"
+  ls "$CORPUS/$1"/* > /dev/null 2>&1 || fail "no corpus in fuzz/corpus/$1"
+  "$bin" "$CORPUS/$1"/* > /dev/null 2> err || { tail -n 20 err >&2; fail "replay of $1"; }
+}
+
+tcase t_size "size parser: the fuzz corpus parses or fails cleanly, and reads back"
+t_size() {
+  replay size
+}
+
+tcase t_tool_options "every tool's option parsing: the fuzz corpus exits 0, 1 or 2, no crash"
+t_tool_options() {
+  n=0
+  for dir in "$CORPUS"/*; do
+    tool=${dir##*/}
+    [ "$tool" != size ] || continue
+    [ -x "$BINDIR/$tool" ] || continue
+    replay "$tool"
+    n=$((n + 1))
+  done
+  [ "$n" -gt 0 ] || fail "no tool corpus replayed"
+}
+
+run_area "$@"
