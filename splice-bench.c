@@ -10,6 +10,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <netinet/in.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -241,6 +242,17 @@ fail_call(const struct stage *s, const char *call)
 	return -1;
 }
 
+/*
+ * A busy loop gives its CPU away when the pipe is not ready: alone on a CPU
+ * that costs one system call, but where the peer waits for the same CPU a
+ * pure spin would burn its whole time slice before the peer could move.
+ */
+static void
+busy_wait(void)
+{
+	sched_yield();
+}
+
 /* ---- producers: PATTERN repeated, s->bytes of it, into s->out ---------------- */
 
 static int
@@ -281,7 +293,11 @@ put_vmsplice(struct stage *s)
 		};
 		ssize_t n = vmsplice(s->out, &iov, 1, flags);
 
-		if (n < 0 && (errno == EINTR || (errno == EAGAIN && flags)))
+		if (n < 0 && errno == EAGAIN && flags) {
+			busy_wait();
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
 			return fail_call(s, "vmsplice");
@@ -399,7 +415,11 @@ get_splice_null(struct stage *s)
 	for (;;) {
 		ssize_t n = splice(s->in, NULL, devnull, NULL, s->cap, flags);
 
-		if (n < 0 && (errno == EINTR || (errno == EAGAIN && flags)))
+		if (n < 0 && errno == EAGAIN && flags) {
+			busy_wait();
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
 			return fail_call(s, "splice");
