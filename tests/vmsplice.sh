@@ -1,0 +1,393 @@
+#!/bin/sh
+# vmsplice and vmsplice-touser: every pattern byte-exact at the page and pipe
+# boundaries, checked by vmsplice-touser --verify and by references built
+# with od, awk, head and cmp alone; the proof that the default mode never
+# writes a page a reader may still hold, through readers that pass pages on.
+. "${TESTS:?run me through tests/run.sh}/lib.sh"
+
+SIZES="0 1 4095 4096 65535 65536 65537 1048583"
+PATTERNS="zero fill:0x41 fill:7 ramp seq random random:12345"
+
+# gen FILE ARGS...: vmsplice ARGS | cat > FILE, exit status checked.
+gen() {
+  _out=$1
+  shift
+  { vmsplice "$@" && echo 0 > gen.st || echo $? > gen.st; } | cat > "$_out"
+  status 0 "$(cat gen.st)" "vmsplice $*"
+}
+
+# chain PATTERN "VMSPLICE ARGS" "CONSUMER": vmsplice | CONSUMER |
+# vmsplice-touser --verify PATTERN -c (CONSUMER "" : straight in); the three
+# statuses in c1.st c2.st c3.st, the count in c.count, messages in c.err.
+chain() {
+  _pat=$1
+  _args=$2
+  _mid=$3
+  echo 0 > c2.st
+  if [ -z "$_mid" ]; then
+    # shellcheck disable=SC2086
+    { vmsplice -p "$_pat" $_args && echo 0 > c1.st || echo $? > c1.st; } |
+      { vmsplice-touser --verify "$_pat" -c > c.count 2> c.err && echo 0 > c3.st ||
+        echo $? > c3.st; }
+  else
+    # shellcheck disable=SC2086
+    { vmsplice -p "$_pat" $_args && echo 0 > c1.st || echo $? > c1.st; } |
+      { sh -c "$_mid" || echo $? > c2.st; } |
+      { vmsplice-touser --verify "$_pat" -c > c.count 2> c.err && echo 0 > c3.st ||
+        echo $? > c3.st; }
+  fi
+}
+
+# chain_ok PATTERN "VMSPLICE ARGS" "CONSUMER" BYTES
+chain_ok() {
+  chain "$1" "$2" "$3"
+  [ "$(cat c3.st)" -eq 0 ] || { cat c.err >&2; fail "vmsplice -p $1 $2 | $3: verify failed"; }
+  status 0 "$(cat c1.st)" "vmsplice -p $1 $2"
+  status 0 "$(cat c2.st)" "$3"
+  [ "$(cat c.count)" -eq "$4" ] || fail "vmsplice -p $1 $2 | $3: $(cat c.count) bytes, expected $4"
+}
+
+tcase t_patterns_verify "every pattern, 0 B to 1 MiB + 7, checked by vmsplice-touser --verify"
+t_patterns_verify() {
+  for p in $PATTERNS; do
+    for n in $SIZES; do
+      chain_ok "$p" "-s $n" cat "$n"
+      # Straight into the checker, no pipe in between.
+      { vmsplice -p "$p" -s "$n" || echo "vmsplice $?" > st; } |
+        vmsplice-touser --verify "$p" -c > count || fail "vmsplice -p $p -s $n | vmsplice-touser"
+      [ ! -e st ] || fail "$(cat st)"
+      [ "$(cat count)" -eq "$n" ] || fail "-p $p -s $n: $(cat count) bytes"
+    done
+  done
+}
+
+# ramp_ref N FILE: bytes 0, 1, ... 255, 0, ... made by printf alone.
+ramp_ref() {
+  i=0
+  while [ $i -lt 256 ]; do
+    # shellcheck disable=SC2059
+    printf "\\$(printf %03o $i)"
+    i=$((i + 1))
+  done > block
+  [ "$(wc -c < block)" -eq 256 ] || fail "printf made a $(wc -c < block)-byte ramp block"
+  while [ "$(wc -c < block)" -lt "$1" ]; do
+    cat block block > block2
+    mv block2 block
+  done
+  head -c "$1" block > "$2"
+}
+
+tcase t_patterns_reference "zero, fill, ramp, seq match references made by head, printf, od and awk"
+t_patterns_reference() {
+  for n in $SIZES; do
+    gen z -p zero -s "$n"
+    head -c "$n" /dev/zero > zref
+    same zref z
+    gen f -p fill:0x41 -s "$n"
+    head -c "$n" /dev/zero | tr '\0' A > fref
+    same fref f
+    gen f2 -p fill:255 -s "$n"
+    head -c "$n" /dev/zero | tr '\0' '\377' > fref2
+    same fref2 f2
+    gen r -p ramp -s "$n"
+    ramp_ref "$n" rref
+    same rref r
+    # seq: word k (8 bytes, little-endian) is 8 k; a short last word is
+    # the start of the next one.
+    gen s -p seq -s "$n"
+    [ "$(wc -c < s)" -eq "$n" ] || fail "seq -s $n: $(wc -c < s) bytes"
+    od -A n -t u1 -v s | tr -s ' ' '\n' | grep . |
+      awk -v n="$n" '{
+        word = int((NR - 1) / 8) * 8; k = (NR - 1) % 8
+        want = int(word / (256 ^ k)) % 256
+        if ($1 != want) { print "byte " NR - 1 " is " $1 ", expected " want; exit 1 }
+        count++
+      } END { if (count + 0 != n) { print count + 0 " bytes, expected " n; exit 1 } }' ||
+      fail "seq -s $n differs from the reference"
+  done
+}
+
+tcase t_seq_5g "5 GiB of seq through a pipe: every byte checked, 64-bit offsets"
+t_seq_5g() {
+  chain_ok seq "-s 5G" "splice-cat" 5368709120
+}
+
+tcase t_safety_default "default mode + --clear, 256 MiB of seq: exact through readers that pass pages on"
+t_safety_default() {
+  n=268435456
+  # A reader that copies.
+  chain_ok seq "--clear -s 256M" cat "$n"
+  # Readers that splice the pages on: one and two more pipes.
+  chain_ok seq "--clear -s 256M" splice-cat "$n"
+  chain_ok seq "--clear -s 256M" "splice-cat | splice-cat | splice-cat" "$n"
+  # Into a file, then checked.
+  { vmsplice -p seq --clear -s 256M && echo 0 > st || echo $? > st; } | splice-cat > file
+  status 0 "$(cat st)" "vmsplice | splice-cat > file"
+  [ "$(vmsplice-touser --verify seq -c < file)" -eq "$n" ] || fail "file: verify"
+  # A slow reader: the pipe is full for a while, pages sit in two pipes.
+  chain_ok seq "--clear -s 64M" "sleep 0.5; splice-cat" 67108864
+  # Random changes every round too.
+  chain_ok random:3 "--clear -s 64M" "splice-cat | splice-cat" 67108864
+}
+
+tcase t_safety_pipe_grows "default mode + --clear: exact when the reader grows the pipe mid-run"
+t_safety_pipe_grows() {
+  # vmsplice sizes its halves from a 64 KiB pipe; after it has filled it,
+  # the reader grows the pipe to 1 MiB: the double-buffer rule no longer holds.
+  { vmsplice -p seq --clear -s 256M --pipe-size 64K && echo 0 > st || echo $? > st; } |
+    { sleep 0.3; vmsplice-touser --pipe-size 1M -v --verify seq -c > count 2> err ||
+      { cat err >&2; fail "vmsplice-touser --pipe-size 1M: verify"; }; }
+  status 0 "$(cat st)" "vmsplice --pipe-size 64K"
+  [ "$(cat count)" -eq 268435456 ] || fail "$(cat count) bytes"
+  mentions err "pipe capacity: 1048576 bytes"
+  # The same with a reader in between that passes the pages on.
+  { vmsplice -p seq --clear -s 128M --pipe-size 64K && echo 0 > st || echo $? > st; } |
+    { sleep 0.3; splice-cat; } |
+    { sleep 0.3; vmsplice-touser --pipe-size 1M --verify seq -c > count ||
+      fail "vmsplice | splice-cat | vmsplice-touser --pipe-size 1M: verify"; }
+  status 0 "$(cat st)" "vmsplice --pipe-size 64K | splice-cat"
+  [ "$(cat count)" -eq 134217728 ] || fail "$(cat count) bytes"
+}
+
+tcase t_safety_pv "default mode + --clear, 256 MiB of seq through pv: exact (pv splices)"
+t_safety_pv() {
+  need pv
+  chain_ok seq "--clear -s 256M" "pv -q" 268435456
+  chain_ok seq "--clear -s 256M" "pv -q | splice-cat" 268435456
+}
+
+# hazard NAME CONSUMER: --reuse --clear through CONSUMER, reported by name.
+hazard() {
+  chain seq "--reuse --clear -s 64M" "$2"
+  if [ "$(cat c3.st)" -eq 0 ]; then
+    echo "NOTE: --reuse through $1: kernel copies (no wrong byte)"
+  else
+    echo "NOTE: --reuse through $1: hazard present ($(sed 's/.*: byte/byte/' c.err))"
+  fi
+}
+
+tcase t_reuse_hazard "--reuse --clear: exact into a copying reader; the hazard through others, named"
+t_reuse_hazard() {
+  # The 2006 rule holds for a reader that copies what it reads.
+  { vmsplice -p seq --reuse --clear -s 64M && echo 0 > st || echo $? > st; } |
+    vmsplice-touser --verify seq -c > count || fail "--reuse into a copying reader"
+  status 0 "$(cat st)" "vmsplice --reuse"
+  [ "$(cat count)" -eq 67108864 ] || fail "$(cat count) bytes"
+  # Informational: what the suite shows is the hazard the default mode avoids.
+  hazard "splice-cat" "splice-cat"
+  hazard "splice-cat | splice-cat" "splice-cat | splice-cat"
+  hazard "a slow splice-cat" "sleep 0.3; splice-cat"
+  if command -v pv > /dev/null 2>&1; then
+    hazard "pv" "pv -q"
+  fi
+}
+
+tcase t_options_verified "--unalign, --gift, --huge, --busy, --pipe-size 4096, --reuse: verified output"
+t_options_verified() {
+  for opts in "-u" "--unalign --clear" "-g" "--gift --clear" "--huge" "--huge --clear" "--busy" \
+    "--busy --huge" "--pipe-size 4096" "--pipe-size 4096 --clear -u" "-v --progress"; do
+    for p in seq ramp random:9 fill:1; do
+      chain_ok "$p" "$opts -s 3M" splice-cat 3145728
+      chain_ok "$p" "$opts -s 1048583" cat 1048583
+    done
+  done
+  # --reuse is exact only into a reader that copies.
+  for opts in "--reuse" "--reuse -u --huge" "--reuse --busy -g" "--reuse --pipe-size 4096"; do
+    for p in seq ramp random:9 fill:1; do
+      chain_ok "$p" "$opts -s 3M" cat 3145728
+      chain_ok "$p" "$opts -s 1048583" "" 1048583
+    done
+  done
+}
+
+tcase t_verbose "-v names the pipe capacity in bytes and pages, the mode and the rate"
+t_verbose() {
+  vmsplice -v -p seq -s 8M 2> err | cat > /dev/null
+  mentions err "pipe 1048576 bytes (256 pages)"
+  mentions err "fresh pages"
+  mentions err "vmsplice: 8388608 bytes in .* MiB/s"
+  vmsplice -v -p zero -s 8M 2> err | cat > /dev/null
+  mentions err "filled once"
+  vmsplice -v --reuse -p seq -s 8M 2> err | cat > /dev/null
+  mentions err "reuse"
+  vmsplice -v --pipe-size 4096 -s 8M 2> err | cat > /dev/null
+  mentions err "pipe 4096 bytes (1 pages)"
+}
+
+tcase t_default_size "no -s: one round, two pipe capacities; -s inf runs until the reader stops"
+t_default_size() {
+  n=$(vmsplice -p seq | vmsplice-touser --verify seq -c)
+  [ "$n" -eq 2097152 ] || fail "default size $n, expected 2097152"
+  n=$(vmsplice --pipe-size 64K | wc -c)
+  [ "$n" -eq 131072 ] || fail "default size with a 64 KiB pipe: $n"
+  n=$( { vmsplice -s inf -p seq 2> /dev/null || :; } | head -c 100000000 |
+    vmsplice-touser --verify seq -c)
+  [ "$n" -eq 100000000 ] || fail "-s inf | head -c 100000000: $n bytes"
+}
+
+tcase t_stdout_not_pipe "stdout a file or /dev/null: the same bytes by write(2); --strict refuses"
+t_stdout_not_pipe() {
+  needs_fallback
+  for p in seq ramp zero; do
+    vmsplice -p "$p" -s 1048583 -v > file 2> err || fail "vmsplice > file"
+    mentions err "write"
+    [ "$(vmsplice-touser --verify "$p" -c < file)" -eq 1048583 ] || fail "-p $p > file"
+  done
+  vmsplice -p random:5 --clear -s 5M > file || fail "--clear > file"
+  [ "$(vmsplice-touser --verify random:5 -c < file)" -eq 5242880 ] || fail "--clear > file"
+  vmsplice -s 1G -p seq -v > /dev/null 2> err || fail "vmsplice > /dev/null"
+  mentions err "read/write: 1073741824 bytes"
+}
+
+tcase t_strict_not_pipe "--strict with stdout not a pipe: exit 1, says it needs a pipe"
+t_strict_not_pipe() {
+  run_status st vmsplice --strict -s 10 > file 2> err
+  status 1 "$(cat st)" "vmsplice --strict > file"
+  mentions err "not a pipe"
+  mentions err "strict"
+  [ ! -s file ] || fail "--strict wrote to the file"
+  run_status st vmsplice-touser --strict -c < file > out 2> err
+  status 1 "$(cat st)" "vmsplice-touser --strict < file"
+  mentions err "standard input: not a pipe"
+}
+
+tcase t_closed_reader "a reader that exits (| head -c 1) ends vmsplice by SIGPIPE, as yes(1)"
+t_closed_reader() {
+  { vmsplice -s inf -p seq && echo 0 > st || echo $? > st; } | head -c 1 > /dev/null
+  { yes && echo 0 > refst || echo $? > refst; } | head -c 1 > /dev/null
+  status 141 "$(cat st)" "vmsplice -s inf | head -c 1"
+  status "$(cat refst)" "$(cat st)" "status differs from yes's"
+  # SIGPIPE ignored: EPIPE, reported against standard output, exit 1.
+  { sh -c 'trap "" PIPE; exec vmsplice -s inf -p seq' 2> err && echo 0 > st || echo $? > st; } |
+    head -c 1 > /dev/null
+  status 1 "$(cat st)" "vmsplice with SIGPIPE ignored"
+  mentions err "vmsplice: standard output: vmsplice: Broken pipe"
+}
+
+tcase t_closed_stdout "stdout closed: a clear error, exit 1"
+t_closed_stdout() {
+  run_status st vmsplice -s 10 >&- 2> err
+  status 1 "$(cat st)" "vmsplice >&-"
+  mentions err "standard output"
+}
+
+tcase t_usage_errors "bad patterns, seeds, sizes and options: exit 2, named, with a hint"
+t_usage_errors() {
+  for bad in "-p bogus" "-p fill" "-p fill:" "-p fill:256" "-p fill:x" "-p fill:-1" "-p random:" \
+    "-p random:x" "-p random:-1" "-p random:18446744073709551616" "-p seq:1" "-p Zero" \
+    "-s -1" "-s 1Q" "-s abc" "-s 18446744073709551616" "-s infinite" "--pipe-size 0" \
+    "--bogus" "-x" "extra"; do
+    # shellcheck disable=SC2086
+    run_status st vmsplice $bad > out 2> err
+    status 2 "$(cat st)" "vmsplice $bad"
+    mentions err "Try 'vmsplice --help'"
+    [ ! -s out ] || fail "vmsplice $bad wrote to stdout"
+  done
+  run_status st vmsplice -p bogus 2> err
+  mentions err "vmsplice: --pattern: unknown pattern 'bogus'"
+  run_status st vmsplice -p random:x 2> err
+  mentions err "seed"
+  run_status st vmsplice -p fill:256 2> err
+  mentions err "0 to 255"
+  run_status st vmsplice -s 1Q 2> err
+  mentions err "size"
+  for bad in "--verify bogus" "--verify random:z" "--verify" "-s 0" "-s 2G" "-s x" "-q"; do
+    # shellcheck disable=SC2086
+    run_status st vmsplice-touser $bad < /dev/null > out 2> err
+    status 2 "$(cat st)" "vmsplice-touser $bad"
+    mentions err "Try 'vmsplice-touser --help'"
+  done
+}
+
+tcase t_verify_mismatch "--verify names the first wrong offset, exit 1; a short stream is not wrong"
+t_verify_mismatch() {
+  gen f -p seq -s 100000
+  # Change byte 70001.
+  { head -c 70001 f; printf 'Z'; tail -c +70003 f; } > g
+  [ "$(wc -c < g)" -eq 100000 ] || fail "could not make g"
+  run_status st sh -c 'cat g | vmsplice-touser --verify seq' 2> err
+  status 1 "$(cat st)" "verify of a changed stream"
+  mentions err "vmsplice-touser: standard input: byte 70001 is 0x5a, expected 0x11 (pattern seq)"
+  run_status st sh -c 'cat f | vmsplice-touser --verify ramp' 2> err
+  status 1 "$(cat st)" "seq checked as ramp"
+  mentions err "byte 1 is 0x00, expected 0x01"
+  run_status st sh -c 'vmsplice -p random:1 | vmsplice-touser --verify random:2' 2> err
+  status 1 "$(cat st)" "another seed"
+  mentions err "byte 0 is"
+  head -c 4097 f | vmsplice-touser --verify seq || fail "a prefix is right"
+}
+
+tcase t_touser_dump_count "-d matches od -A d -t x1z -v, -c counts, stdin a file by read(2)"
+t_touser_dump_count() {
+  for n in 0 1 15 16 17 4097 70000; do
+    gen f -p ramp -s "$n"
+    cat f | vmsplice-touser -d > out || fail "-d $n"
+    od -A d -t x1z -v f > ref
+    same ref out
+    [ "$(cat f | vmsplice-touser -c)" -eq "$n" ] || fail "-c $n"
+  done
+  random_file r 300000
+  cat r | vmsplice-touser -s 7 -d > out || fail "-s 7 -d"
+  od -A d -t x1z -v r > ref
+  same ref out
+  if [ -z "${STRICT:-}" ]; then
+    vmsplice-touser -v -d < r > out 2> err || fail "stdin a file"
+    same ref out
+    mentions err "read/write: 300000 bytes"
+  fi
+}
+
+tcase t_touser_nonblock "-n, and an inherited O_NONBLOCK stdin: every byte, checked"
+t_touser_nonblock() {
+  nb=$(helper set-nonblock)
+  { vmsplice -p seq -s 20M; sleep 0.3; } | vmsplice-touser -n --verify seq -c > count ||
+    fail "-n"
+  [ "$(cat count)" -eq 20971520 ] || fail "-n: $(cat count) bytes"
+  { sleep 0.3; vmsplice -p seq -s 20M; } | "$nb" 0 -- vmsplice-touser --verify seq -c > count ||
+    fail "O_NONBLOCK stdin"
+  [ "$(cat count)" -eq 20971520 ] || fail "O_NONBLOCK stdin: $(cat count) bytes"
+  # vmsplice ignores an O_NONBLOCK stdout: it waits, loses nothing.
+  { "$nb" 1 -- vmsplice -p seq -s 20M && echo 0 > st || echo $? > st; } |
+    { sleep 0.3; vmsplice-touser --verify seq -c > count; }
+  status 0 "$(cat st)" "vmsplice to a non-blocking pipe"
+  [ "$(cat count)" -eq 20971520 ] || fail "O_NONBLOCK stdout: $(cat count) bytes"
+}
+
+tcase t_peak_rss "fresh pages do not pile up: peak RSS of -s 4G -p seq <= 2 pipe capacities + 2 MiB"
+t_peak_rss() {
+  [ -x /usr/bin/time ] || skip "GNU time is not installed"
+  if grep -q __asan_init "$BINDIR/vmsplice" 2> /dev/null; then
+    skip "a sanitized build measures the sanitizer's memory"
+  fi
+  [ -z "${VALGRIND:-}" ] || skip "valgrind measures its own memory"
+  { /usr/bin/time -f %M -o rss vmsplice -v -s 4G -p seq 2> err && echo 0 > st ||
+    echo $? > st; } | splice-cat > /dev/null
+  status 0 "$(cat st)" "vmsplice -s 4G -p seq"
+  cap=$(sed -n 's/.* pipe \([0-9]*\) bytes.*/\1/p' err)
+  [ -n "$cap" ] || { cat err >&2; fail "no pipe capacity in -v"; }
+  kib=$(tail -n 1 rss)
+  limit=$(( (2 * cap + 2097152) / 1024 ))
+  echo "peak RSS $kib KiB, limit $limit KiB (pipe $cap bytes)"
+  [ "$kib" -le "$limit" ] || fail "peak RSS $kib KiB > $limit KiB"
+}
+
+tcase t_help_version "--help on stdout exit 0, every option; --version names the suite"
+t_help_version() {
+  for tool in vmsplice vmsplice-touser; do
+    "$tool" --help > out || fail "$tool --help exit"
+    mentions out "Usage: $tool"
+    "$tool" -V > out || fail "$tool -V exit"
+    grep -qx "$tool (splice-tools) [0-9]*\.[0-9]*\.[0-9]*" out || fail "version line: $(cat out)"
+  done
+  vmsplice --help > out
+  for opt in --size --pattern --reuse --clear --gift --unalign --huge --busy --strict \
+    --progress --pipe-size --verbose "random\[:SEED\]"; do
+    mentions out "$opt"
+  done
+  vmsplice-touser --help > out
+  for opt in --verify --dump --count --size --nonblock --strict --pipe-size; do
+    mentions out "$opt"
+  done
+}
+
+run_area "$@"
