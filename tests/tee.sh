@@ -72,7 +72,7 @@ t_append() {
   same in f1
 }
 
-tcase t_strict_append "--strict -a: O_APPEND files refuse splice(2): each named, stdout whole, exit 1"
+tcase t_strict_append "--strict -a: O_APPEND files refuse splice: each named, stdout whole, exit 1"
 t_strict_append() {
   random_file in 100000
   echo x > f1
@@ -120,7 +120,7 @@ t_stdin_file() {
   mentions err "strict"
 }
 
-tcase t_stdout_not_pipe "stdout a file, /dev/null, O_APPEND: same bytes; --strict: exit 1, names tee(2)"
+tcase t_stdout_not_pipe "stdout a file, /dev/null, O_APPEND: same bytes; --strict: exit 1, tee(2)"
 t_stdout_not_pipe() {
   random_file in 3000000
   if [ -z "${STRICT:-}" ]; then
@@ -163,6 +163,30 @@ t_dev_full() {
   status 1 "$(cat st)" "splice-tee f1 /dev/full f2 /dev/full"
   [ "$(grep -c /dev/full err)" -eq 2 ] || fail "expected two messages: $(cat err)"
   all_same in out f1 f2
+}
+
+tcase t_fifo_reader_leaves "-p: a FIFO output whose reader leaves mid-stream, middle or last: others whole"
+t_fifo_reader_leaves() {
+  random_file in 10485760
+  head -c 1000000 in > part
+  for order in "p f1 f2" "f1 f2 p"; do
+    rm -f p f1 f2 got
+    mkfifo p
+    head -c 1000000 < p > got &
+    # shellcheck disable=SC2086
+    { cat in | run_status st splice-tee -p $order; } 2> err | cat > out
+    wait
+    status 0 "$(cat st)" "splice-tee -p $order"
+    [ ! -s err ] || fail "-p printed: $(cat err)"
+    all_same in out f1 f2
+    same part got
+    rm -f p r1 r2 got
+    mkfifo p
+    head -c 1000000 < p > got &
+    { cat in | run_status refst tee -p p r1 r2; } | cat > /dev/null
+    wait
+    status "$(cat refst)" "$(cat st)" "status differs from tee -p's"
+  done
 }
 
 tcase t_all_outputs_gone "every output failing: stops before input ends, exit 1, one message each"
@@ -225,6 +249,7 @@ t_output_error_modes() {
     mentions err "/dev/full"
     case $mode in
     warn*) all_same in out f1 ;;
+    *) [ "$(wc -c < f1)" -lt "$(wc -c < in)" ] || fail "--output-error=$mode went on" ;;
     esac
   done
   # Without MODE: warn-nopipe, like -p.
@@ -338,6 +363,11 @@ t_inject() {
   status 0 "$(cat st)" "splice-tee under splice ENOSYS"
   all_same in out f1
   mentions err "read/write: 3000000 bytes"
+  # stdin a file and splice(2) refused: read into the internal pipe.
+  strace -f -o /dev/null -e inject=splice:error=ENOSYS splice-tee -v f1 f2 < in > out 2> err ||
+    fail "splice-tee < file under splice ENOSYS"
+  all_same in out f1 f2
+  mentions err "read/write"
   # --strict: the refusal is an error that names tee.
   { cat in | run_status st strace -f -o /dev/null -e inject=tee:error=ENOSYS \
     splice-tee --strict f1 2> err; } | cat > out
