@@ -87,7 +87,7 @@ done
 GiB=1073741824
 MiB=1048576
 if [ -n "$QUICK" ]; then
-  GEN=$GiB; FILE=$((256 * MiB)); LIMIT_SECS=1
+  GEN=$GiB; FILE=$((256 * MiB)); LIMIT_SECS=0.5
 else
   GEN=$((8 * GiB)); FILE=$((2 * GiB)); LIMIT_SECS=3
 fi
@@ -190,6 +190,7 @@ run_round() {
   sh -c "$script" < /dev/null
   status=$?
   t1=$(now)
+  [ ! -s "$RUN/t0" ] || t0=$(cat "$RUN/t0")
   res=$W/res/$1.$2
   if [ $status -ne 0 ]; then
     say "$1: $2 failed (exit $status): $script"
@@ -471,19 +472,20 @@ if selected tcp && needs tcp splice-fromnet splice-tonet splice-cat; then
   measure_limit
   make_file
   new_case
-  recv='st=0; port=$(waitport "$RUN/port") || { kill $r; exit 1; }'
+  # The clock starts once the receiver listens (run_round reads $RUN/t0).
+  recv='st=0; port=$(waitport "$RUN/port") || { kill $r; exit 1; }; date +%s.%N > "$RUN/t0"'
   done_='wait $r || st=1; exit $st'
-  cmd A "splice-cat f f | splice-tonet 127.0.0.1 PORT; splice-fromnet -b 127.0.0.1 0 > /dev/null" \
-    "t s2 splice-fromnet -b 127.0.0.1 0 > /dev/null 2> \"\$RUN/port\" & r=\$!; $recv;
-     t s1 splice-cat $F $F | t s3 splice-tonet 127.0.0.1 \$port || st=1; $done_"
-  peer B "nc" nc "splice-cat f f | nc -N 127.0.0.1 PORT; nc -l 127.0.0.1 0 > /dev/null" \
-    "t s2 nc -l -v 127.0.0.1 0 > /dev/null 2> \"\$RUN/port\" & r=\$!; $recv;
-     t s1 splice-cat $F $F | t s3 nc -N 127.0.0.1 \$port || st=1; $done_"
+  cmd A "splice-fromnet -b 127.0.0.1 0 > /dev/null & splice-cat f f | splice-tonet 127.0.0.1 PORT" \
+    "t s1 splice-fromnet -b 127.0.0.1 0 > /dev/null 2> \"\$RUN/port\" & r=\$!; $recv;
+     t s2 splice-cat $F $F | t s3 splice-tonet 127.0.0.1 \$port || st=1; $done_"
+  peer B "nc" nc "nc -l -v 127.0.0.1 0 > /dev/null & splice-cat f f | nc -N 127.0.0.1 PORT" \
+    "t s1 nc -l -v 127.0.0.1 0 > /dev/null 2> \"\$RUN/port\" & r=\$!; $recv;
+     t s2 splice-cat $F $F | t s3 nc -N 127.0.0.1 \$port || st=1; $done_"
   peer C "socat" socat \
-    "splice-cat f f | socat -u STDIN TCP:127.0.0.1:PORT; socat -u TCP-LISTEN:0 STDOUT" \
-    "t s2 socat -d -d -u TCP-LISTEN:0,bind=127.0.0.1 STDOUT > /dev/null 2> \"\$RUN/port\" &
+    "socat -u TCP-LISTEN:0,bind=127.0.0.1 STDOUT > /dev/null & splice-cat f f | socat -u STDIN TCP:127.0.0.1:PORT" \
+    "t s1 socat -d -d -u TCP-LISTEN:0,bind=127.0.0.1 STDOUT > /dev/null 2> \"\$RUN/port\" &
      r=\$!; $recv;
-     t s1 splice-cat $F $F | t s3 socat -u STDIN TCP:127.0.0.1:\$port || st=1; $done_"
+     t s2 splice-cat $F $F | t s3 socat -u STDIN TCP:127.0.0.1:\$port || st=1; $done_"
   run_case tcp "$TCP" "" "B:3"
 fi
 
@@ -494,9 +496,10 @@ cmdline="bench/run.sh${QUICK:+ --quick}"
 for c in $ONLY; do cmdline="$cmdline --case $c"; done
 echo "Measured $(date -u '+%Y-%m-%d %H:%M UTC') on Linux $(uname -r), $cpu," \
   "$(nproc) CPUs; medians of $RUNS alternating runs; reproduce with \`$cmdline\`."
-echo "Sizes: generators ${g} GiB, file $f MiB, TCP $((TCP / MiB)) MiB; CPU is seconds"
-echo "per GiB of each process of the pipeline, left to right (TCP: source, receiver,"
-echo "sender); the pipe limit is splice-bench's vmsplice -> splice row."
+echo "Sizes: generators and tee ${g} GiB; cached file, copy and tee-file $f MiB;"
+echo "TCP $((TCP / MiB)) MiB over 127.0.0.1.  CPU: seconds per GiB of each process, in"
+echo "the order the command names them; peak RSS likewise.  The pipe limit is"
+echo "splice-bench's vmsplice -> 1 MiB pipe -> splice to /dev/null."
 echo
 echo "| case | command | GiB/s | ratio (target) | CPU s/GiB | peak RSS |"
 echo "|---|---|---|---|---|---|"
