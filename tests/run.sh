@@ -44,12 +44,16 @@ done
 
 BINDIR=$(cd "$BINDIR" 2>/dev/null && pwd) || { echo "run.sh: no such directory: $BINDIR" >&2; exit 2; }
 [ -n "$HELPERS" ] || HELPERS=$BINDIR/tests
+# Cases run in temp dirs: keep every path absolute.
+HELPERS=$(cd "$HELPERS" 2>/dev/null && pwd) || HELPERS=$BINDIR/tests
 if [ ! -x "$BINDIR/splice-cat" ]; then
   echo "run.sh: $BINDIR/splice-cat not found; build first (meson setup build && ninja -C build)" >&2
   exit 2
 fi
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/splice-tests.XXXXXX") || exit 1
+# Readable by all: a case may run a tool as another user.
+chmod 755 "$WORK"
 trap 'rm -rf "$WORK"' EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
