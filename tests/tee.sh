@@ -191,6 +191,7 @@ t_fifo_reader_leaves() {
 
 tcase t_all_outputs_gone "every output failing: stops before input ends, exit 1, one message each"
 t_all_outputs_gone() {
+  needs_fallback
   # yes never ends: only stopping when no output is left ends this.
   run_status st sh -c 'yes | timeout 20 splice-tee /dev/full > /dev/full' 2> err
   status 1 "$(cat st)" "yes | splice-tee /dev/full > /dev/full"
@@ -261,7 +262,8 @@ t_output_error_modes() {
 tcase t_dash_is_a_file "splice-tee - creates ./- (a file, not stdout), as tee"
 t_dash_is_a_file() {
   random_file in 70000
-  cat in | splice-tee - > out 2> err || fail "splice-tee -"
+  { cat in | run_status st splice-tee -; } 2> err | cat > out
+  status 0 "$(cat st)" "splice-tee -"
   [ -f ./- ] || fail "no file named -"
   all_same in out ./-
   [ ! -s err ] || fail "stderr: $(cat err)"
@@ -281,15 +283,20 @@ t_sigint() {
   env --default-signal=INT true 2> /dev/null || skip "env --default-signal is not supported"
   random_file in 1048576
   cat in in > ref
+  # stdout a pipe (a FIFO), so that --strict runs it too.
+  mkfifo o
+  cat o > out &
   # Background jobs start with SIGINT ignored: give the tool the default.
-  { cat in; sleep 2; cat in; } | env --default-signal=INT splice-tee -i f1 > out &
+  { cat in; sleep 2; cat in; } | env --default-signal=INT splice-tee -i f1 > o &
   pid=$!
   sleep 1
   kill -INT "$pid"
   wait "$pid" && st=0 || st=$?
   status 0 "$st" "splice-tee -i after SIGINT"
+  wait
   all_same ref out f1
-  { cat in; sleep 2; cat in; } | env --default-signal=INT splice-tee f1 > out &
+  cat o > out &
+  { cat in; sleep 2; cat in; } | env --default-signal=INT splice-tee f1 > o &
   pid=$!
   sleep 1
   kill -INT "$pid"
@@ -318,6 +325,8 @@ t_closed_stdout() {
   run_status st sh -c 'cat in | splice-tee f1 f2 >&-' 2> err
   status 1 "$(cat st)" "splice-tee >&-"
   mentions err "standard output"
+  # --strict: no pipe on stdout, nothing moves.
+  [ -z "${STRICT:-}" ] || return 0
   all_same in f1 f2
   run_status refst sh -c 'cat in | tee r1 >&-' 2> /dev/null
   status "$(cat refst)" "$(cat st)" "status differs from tee's"
@@ -330,7 +339,9 @@ t_slow_reader() {
   cat in in > ref
   all_same ref out f1 f2
   # A byte written is a byte passed on: the first line arrives before EOF.
-  { echo first; sleep 5; echo second; } | splice-tee f1 > out2 &
+  mkfifo o
+  cat o > out2 &
+  { echo first; sleep 5; echo second; } | splice-tee f1 > o &
   sleep 1
   [ "$(cat out2)" = first ] || fail "the first line was held back: '$(cat out2)'"
   [ "$(cat f1)" = first ] || fail "the first line was held back from f1"
@@ -406,7 +417,7 @@ t_usage_errors() {
   run_status st splice-tee -n nocolon < /dev/null 2> err
   mentions err "net"
   # Unique prefixes are accepted, as GNU tee does.
-  echo hi | splice-tee --output-error=exit-n f1 > out || fail "--output-error=exit-n"
+  echo hi | splice-tee --output-error=exit-n f1 | cat > out
   same out f1
 }
 
