@@ -10,6 +10,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +38,7 @@
 #define FILE_BYTES (64ULL << 20)
 #define MIN_RUN_BYTES (4ULL << 20)
 #define MAX_RUN_BYTES (1ULL << 40)
+#define ACCEPT_TIMEOUT_MS 10000
 
 enum pipe_kind { NO_PIPE, SMALL_PIPE, BIG_PIPE };
 /* Where the bytes end up decides how a run checks them (see the man page). */
@@ -708,8 +710,16 @@ put_tcp_mmap(struct stage *s)
 static int
 get_tcp(struct stage *s)
 {
-	int sock;
+	struct pollfd pfd = { .fd = s->in, .events = POLLIN };
+	int sock, ready;
 
+	/* A sender that died before it connected must not leave us waiting. */
+	while ((ready = poll(&pfd, 1, ACCEPT_TIMEOUT_MS)) < 0 && errno == EINTR)
+		;
+	if (ready == 0) {
+		warn_msg("%s: no connection within %d s", s->bc->name, ACCEPT_TIMEOUT_MS / 1000);
+		return -1;
+	}
 	while ((sock = accept(s->in, NULL, NULL)) < 0)
 		if (errno != EINTR)
 			return fail_call(s, "accept");

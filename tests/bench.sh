@@ -88,6 +88,34 @@ t_dir() {
   splice-bench -d missing -t 0.05 -c pipe-rw-64k > /dev/null || fail "no file needed"
 }
 
+tcase t_syscall_fails "strace: a failing vmsplice or copy_file_range fails its case by name, exit 1"
+t_syscall_fails() {
+  need strace
+  run_status st strace_run -f -o /dev/null -e inject=vmsplice:error=EIO \
+    splice-bench --csv -t 0.05 -c vmsplice-read -c pipe-rw-1m > out 2> err
+  status 1 "$(cat st)" "splice-bench under vmsplice EIO"
+  mentions err "splice-bench: vmsplice-read: vmsplice: Input/output error"
+  [ "$(csv_field out vmsplice-read 10)" = FAIL ] || fail "vmsplice-read not FAIL: $(cat out)"
+  # The other cases still run, and pass.
+  [ "$(csv_field out pipe-rw-1m 10)" = yes ] || fail "pipe-rw-1m: $(cat out)"
+  run_status st strace_run -f -o /dev/null -e inject=copy_file_range:error=EXDEV \
+    splice-bench --csv -t 0.05 -c file-file-cfr > out 2> err
+  status 1 "$(cat st)" "splice-bench under copy_file_range EXDEV"
+  mentions err "file-file-cfr: copy_file_range: Invalid cross-device link"
+}
+
+tcase t_verbose_progress "-v prints every timed run, --progress every finished case, on stderr"
+t_verbose_progress() {
+  splice-bench -v --progress -r 4 -s 1M -c vmsplice-read -c tee-tee > out 2> err ||
+    { cat err >&2; fail "exit"; }
+  for c in vmsplice-read tee-tee; do
+    [ "$(grep -c "^splice-bench: $c: run [1-4]: 1048576 bytes in .* GiB/s" err)" -eq 4 ] ||
+      { cat err >&2; fail "$c: not 4 run lines"; }
+    mentions err "splice-bench: $c: done"
+  done
+  [ "$(wc -l < out)" -eq 3 ] || fail "stdout: $(cat out)"
+}
+
 tcase t_usage_errors "bad options: exit 2, the option named, a hint, nothing on stdout"
 t_usage_errors() {
   for bad in "-t 0" "-t -1" "-t abc" "-t 5000" "-s 0" "-s 1Q" "-s -5" "-r 2" "-r x" \
