@@ -1720,6 +1720,14 @@ pattern_fill(const struct pattern *p, uint64_t offset, void *buf, size_t len)
 	}
 	for (; len > 0 && offset % 8 != 0; len--)
 		*b++ = pattern_byte(p, offset++);
+	if (p->kind == PAT_SEQ) {
+		/* The common case on its own: no switch per word. */
+		for (; len >= 8; len -= 8, b += 8, offset += 8) {
+			uint64_t word = htole64(offset);
+
+			memcpy(b, &word, 8);
+		}
+	}
 	for (uint64_t index = offset / 8; len >= 8; len -= 8, b += 8, offset += 8) {
 		uint64_t word = htole64(pattern_word(p, index++));
 
@@ -1738,6 +1746,15 @@ pattern_check(const struct pattern *p, uint64_t offset, const void *buf, size_t 
 	for (; i < len && (offset + i) % 8 != 0; i++)
 		if (b[i] != pattern_byte(p, offset + i))
 			return i;
+	if (p->kind == PAT_SEQ) {
+		for (; len - i >= 8; i += 8) {
+			uint64_t word;
+
+			memcpy(&word, b + i, 8);
+			if (word != htole64(offset + i))
+				break;
+		}
+	}
 	for (uint64_t index = (offset + i) / 8; len - i >= 8; i += 8) {
 		uint64_t word;
 
