@@ -182,7 +182,8 @@ run_fresh(uint64_t size, size_t round_bytes)
 	size_t region_bytes = round_up(round_bytes, HUGE_PAGE_BYTES);
 
 	for (uint64_t done = 0; done < size; ) {
-		size_t n = next_bytes(size, done, region_bytes);
+		/* With --unalign the data still ends on the region's last page. */
+		size_t n = next_bytes(size, done, region_bytes - off);
 		size_t map_bytes = round_up(n + off, 4096);
 		bool whole_pages = map_bytes >= HUGE_PAGE_BYTES;
 		char *base, *data;
