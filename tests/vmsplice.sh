@@ -200,7 +200,7 @@ t_options_verified() {
   done
 }
 
-tcase t_verbose "-v names the pipe capacity in bytes and pages, the mode and the rate"
+tcase t_verbose "-v names the pipe capacity in bytes and pages, the mode and the rate; --progress"
 t_verbose() {
   vmsplice -v -p seq -s 8M 2> err | cat > /dev/null
   mentions err "pipe 1048576 bytes (256 pages)"
@@ -212,6 +212,13 @@ t_verbose() {
   mentions err "reuse"
   vmsplice -v --pipe-size 4096 -s 8M 2> err | cat > /dev/null
   mentions err "pipe 4096 bytes (1 pages)"
+  vmsplice -v -s inf 2> err | head -c 1000000 > /dev/null || :
+  mentions err "endless"
+  vmsplice --progress -p seq -s 64M 2> err | cat > /dev/null
+  mentions err "67108864 bytes (67.1 MB, 64.0 MiB) copied"
+  vmsplice -p seq -s 64M | vmsplice-touser --progress -v --verify seq 2> err
+  mentions err "67108864 bytes (67.1 MB, 64.0 MiB) copied"
+  mentions err "67108864 bytes match pattern seq"
 }
 
 tcase t_default_size "no -s: one round, two pipe capacities; -s inf runs until the reader stops"
@@ -369,6 +376,12 @@ t_peak_rss() {
   limit=$(( (2 * cap + 2097152) / 1024 ))
   echo "peak RSS $kib KiB, limit $limit KiB (pipe $cap bytes)"
   [ "$kib" -le "$limit" ] || fail "peak RSS $kib KiB > $limit KiB"
+  # The same with --unalign, --clear and random.
+  { /usr/bin/time -f %M -o rss vmsplice -u --clear -s 1G -p random && echo 0 > st ||
+    echo $? > st; } | splice-cat > /dev/null
+  status 0 "$(cat st)" "vmsplice -u --clear -s 1G -p random"
+  kib=$(tail -n 1 rss)
+  [ "$kib" -le "$limit" ] || fail "-u --clear: peak RSS $kib KiB > $limit KiB"
 }
 
 tcase t_help_version "--help on stdout exit 0, every option; --version names the suite"
