@@ -110,6 +110,11 @@ t_patterns_reference() {
 tcase t_seq_5g "5 GiB of seq through a pipe: every byte checked, 64-bit offsets"
 t_seq_5g() {
   chain_ok seq "-s 5G" "splice-cat" 5368709120
+  # Without the project's checker: the last three words past 4 GiB, by od.
+  { vmsplice -p seq -s 5G && echo 0 > st || echo $? > st; } | tail -c 24 > last
+  status 0 "$(cat st)" "vmsplice -p seq -s 5G | tail"
+  [ "$(od -A n -t u8 -v last | tr -s ' \n' '  ')" = " 5368709096 5368709104 5368709112 " ] ||
+    fail "last words: $(od -A n -t u8 -v last)"
 }
 
 tcase t_safety_default "default mode + --clear, 256 MiB of seq: exact through readers that pass pages on"
