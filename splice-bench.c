@@ -839,7 +839,7 @@ run_once(const struct bench_case *bc, uint64_t bytes, bool check, double *wall, 
 	if (bc->pipe != NO_PIPE && make_pipe(bc->pipe, a, &pipe_cap) < 0)
 		return -1;
 	if (bc->tcp || bc->sink == TO_FILE) {
-		/* Their one process makes its own pipe, as large as this one got. */
+		/* The process that splices makes its own pipe, as large as this one. */
 		close_tracked();
 	}
 	if (pipe_cap)

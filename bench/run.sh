@@ -11,7 +11,8 @@
 #
 #   bench/run.sh [--quick] [--case NAME]... [--runs N] [--builddir DIR] [--dir DIR] [--list]
 #
-# --quick     smaller sizes: the whole suite in under a minute
+# --quick     smaller sizes: the whole suite in under a minute (a smoke test of
+#             the suite: the fast rows then measure process start-up too)
 # --case      run only that case (repeatable); --list names them
 # --runs      rounds per case, 3 or more (default 3)
 # --builddir  the release build to make and use (default: build-release)
@@ -87,9 +88,9 @@ done
 GiB=1073741824
 MiB=1048576
 if [ -n "$QUICK" ]; then
-  GEN=$GiB; FILE=$((256 * MiB)); LIMIT_SECS=0.5
+  GEN=$((512 * MiB)); FILE=$((128 * MiB))
 else
-  GEN=$((8 * GiB)); FILE=$((2 * GiB)); LIMIT_SECS=3
+  GEN=$((8 * GiB)); FILE=$((2 * GiB))
 fi
 # Four passes of the file make a stream as long as GEN; two make the TCP stream.
 TCP=$((2 * FILE))
@@ -192,8 +193,8 @@ run_round() {
   t1=$(now)
   [ ! -s "$RUN/t0" ] || t0=$(cat "$RUN/t0")
   # A command that measures itself (splice-bench) leaves its GiB/s in $RUN/rate.
-  [ ! -s "$RUN/rate" ] || t1=$(awk -v t0="$t0" -v b="$5" '{ printf "%.9f", t0 + b / 1073741824 / $1 }' \
-    "$RUN/rate")
+  [ ! -s "$RUN/rate" ] ||
+    t1=$(awk -v t0="$t0" -v b="$5" '{ printf "%.9f", t0 + b / 1073741824 / $1 }' "$RUN/rate")
   res=$W/res/$1.$2
   if [ $status -ne 0 ]; then
     say "$1: $2 failed (exit $status): $script"
@@ -260,28 +261,14 @@ row() {
 }
 SKIPPED=
 
-# The machine's limits: splice-bench's vmsplice -> splice rows, 1 MiB pipe.
-LIMIT=
-LIMIT_BUSY=
-measure_limit() {
-  [ -n "$LIMIT" ] && return 0
-  say "measuring the pipe limit (splice-bench vmsplice-splice, vmsplice-busy)"
-  splice-bench --csv -c vmsplice-splice -c vmsplice-busy -r 5 -t "$LIMIT_SECS" \
-    > "$W/limit.csv" || { say "splice-bench failed"; exit 1; }
-  LIMIT=$(awk -F, '$1 == "vmsplice-splice" { printf "%.2f", $5 }' "$W/limit.csv")
-  LIMIT_BUSY=$(awk -F, '$1 == "vmsplice-busy" { printf "%.2f", $5 }' "$W/limit.csv")
-  row "pipe limit" "splice-bench: vmsplice -> pipe (1 MiB) -> splice to /dev/null" \
-    "$LIMIT" "1.00 x limit" "-" "-"
-  row "pipe limit, busy + huge" "splice-bench: the same, 2 MiB pages, busy loops" \
-    "$LIMIT_BUSY" "1.00 x busy limit" "-" "-"
-}
-
 # limit_cmd LABEL ROW: splice-bench's ROW, GEN bytes a run, as one more command
 # of the rotation, so that the tool and the limit share each moment's load.
+# Every case has one (label L): each tool is shown as a fraction of the
+# machine's pipe limit, vmsplice -> 1 MiB pipe -> splice to /dev/null.
 limit_cmd() {
-  cmd "$1" "splice-bench -c $2 -s ${g}G (median of 3 runs)" \
-    "splice-bench --csv -c $2 -s $GEN -r 3 | awk -F, 'NR == 2 && \$10 == \"yes\" { print \$5 }' \
-      > \"\$RUN/rate\""
+  cmd "$1" "splice-bench -c $2 -s $g (median of 3 runs)" \
+    "splice-bench --csv -c $2 -s $GEN -r 3 |
+      awk -F, 'NR == 2 && \$10 == \"yes\" { print \$5 }' > \"\$RUN/rate\""
   eval "SHORT_$1=\"\$2 limit\""
 }
 
@@ -320,9 +307,13 @@ run_case() {
         x=$(ratio "$a_rate" "$base")
         rtxt="$rtxt${rtxt:+; }$x x $what (target >= $min: $(verdict "$x" "$min"))"
       done
-      [ -z "$LIMIT" ] || case " $targets " in *" L:"*) ;; *)
-        rtxt="$rtxt${rtxt:+; }$(ratio "$a_rate" "$LIMIT") x limit" ;;
+      l_rate=$(rate "$name" L "$bytes")
+      case " $targets " in
+      *" L:"*) ;;
+      *) [ -z "$l_rate" ] || rtxt="$rtxt${rtxt:+; }$(ratio "$a_rate" "$l_rate") x pipe limit" ;;
       esac
+    elif [ "$label" = L ] && [ -n "$a_rate" ]; then
+      rtxt="this machine's limit: A is $(ratio "$a_rate" "$r") x this"
     elif [ -n "$a_rate" ]; then
       rtxt="peer: A is $(ratio "$a_rate" "$r") x this"
     fi
@@ -371,16 +362,16 @@ FAILED=
 
 # ---- the cases ----------------------------------------------------------------------
 
-g=$((GEN / GiB))
+# Sizes as the commands are shown: 8G, 512M.
+if [ $((GEN % GiB)) -eq 0 ]; then g=$((GEN / GiB))G; else g=$((GEN / MiB))M; fi
 CASE=gen
 if selected gen && needs gen vmsplice splice-cat; then
-  measure_limit
   new_case
-  cmd A "vmsplice -s ${g}G | splice-cat > /dev/null" \
+  cmd A "vmsplice -s $g | splice-cat > /dev/null" \
     "t s1 vmsplice -s $GEN | t s2 splice-cat > /dev/null"
-  peer B "head|cat" head "head -c ${g}G /dev/zero | cat > /dev/null" \
+  peer B "head|cat" head "head -c $g /dev/zero | cat > /dev/null" \
     "t s1 head -c $GEN /dev/zero | t s2 cat > /dev/null"
-  peer C "yes|head" yes "yes | head -c ${g}G > /dev/null" \
+  peer C "yes|head" yes "yes | head -c $g > /dev/null" \
     "t s1 yes | t s2 head -c $GEN > /dev/null"
   limit_cmd L vmsplice-splice
   run_case gen "$GEN" "" "L:0.9 B:5"
@@ -388,11 +379,10 @@ fi
 
 CASE=gen-busy-huge
 if selected gen-busy-huge && needs gen-busy-huge vmsplice splice-cat; then
-  measure_limit
   new_case
-  cmd A "vmsplice --busy --huge -s ${g}G | splice-cat > /dev/null" \
+  cmd A "vmsplice --busy --huge -s $g | splice-cat > /dev/null" \
     "t s1 vmsplice --busy --huge -s $GEN | t s2 splice-cat > /dev/null"
-  peer B "head|cat" head "head -c ${g}G /dev/zero | cat > /dev/null" \
+  peer B "head|cat" head "head -c $g /dev/zero | cat > /dev/null" \
     "t s1 head -c $GEN /dev/zero | t s2 cat > /dev/null"
   limit_cmd L vmsplice-busy
   run_case gen-busy-huge "$GEN" "" "L:0.9 B:12"
@@ -400,20 +390,19 @@ fi
 
 CASE=gen-seq
 if selected gen-seq && needs gen-seq vmsplice splice-cat; then
-  measure_limit
   new_case
-  cmd A "vmsplice -p seq -s ${g}G | splice-cat > /dev/null" \
+  cmd A "vmsplice -p seq -s $g | splice-cat > /dev/null" \
     "t s1 vmsplice -p seq -s $GEN | t s2 splice-cat > /dev/null"
-  cmd B "vmsplice -p seq --reuse -s ${g}G | splice-cat > /dev/null" \
+  cmd B "vmsplice -p seq --reuse -s $g | splice-cat > /dev/null" \
     "t s1 vmsplice -p seq --reuse -s $GEN | t s2 splice-cat > /dev/null"
   SHORT_B="seq --reuse"
+  limit_cmd L vmsplice-splice
   run_case gen-seq "$GEN" "" "B:0.5"
 fi
 
 f=$((FILE / MiB))
 CASE=pipe
 if selected pipe && needs pipe splice-cat; then
-  measure_limit
   make_file
   new_case
   cmd A "splice-cat f | splice-cat > /dev/null" \
@@ -422,17 +411,18 @@ if selected pipe && needs pipe splice-cat; then
   peer C "dd|dd" dd "dd if=f bs=1M | dd bs=1M of=/dev/null" \
     "t s1 dd if=$F bs=1M status=none | t s2 dd bs=1M of=/dev/null status=none"
   peer D "pv|cat" pv "pv -q f | cat > /dev/null" "t s1 pv -q $F | t s2 cat > /dev/null"
+  limit_cmd L vmsplice-splice
   run_case "pipe" "$FILE" "" "B:30"
 fi
 
 CASE=copy
 if selected copy && needs copy splice-cat; then
-  measure_limit
   make_file
   new_case
   cmd A "splice-cat f > g" "t s1 splice-cat $F > $G"
   peer B "cp" cp "cp f g" "t s1 cp $F $G"
   # Each copy starts from nothing, with the last one's pages written back.
+  limit_cmd L vmsplice-splice
   run_case copy "$FILE" "rm -f $G; sync" "B:1.0"
 fi
 
@@ -451,21 +441,20 @@ tee_display() {
 
 CASE=tee
 if selected tee && needs tee splice-tee splice-cat; then
-  measure_limit
   make_file
   new_case
   src=$(tee_source "$GEN")
-  dsrc=$(tee_display "${g}G" $((GEN / FILE)))
+  dsrc=$(tee_display "$g" $((GEN / FILE)))
   cmd A "$dsrc | splice-tee /dev/null | splice-cat > /dev/null" \
     "t s1 $src | t s2 splice-tee /dev/null | t s3 splice-cat > /dev/null"
   peer B "tee" tee "$dsrc | tee /dev/null | cat > /dev/null" \
     "t s1 $src | t s2 tee /dev/null | t s3 cat > /dev/null"
+  limit_cmd L vmsplice-splice
   run_case tee "$GEN" "" "B:10"
 fi
 
 CASE=tee-file
 if selected tee-file && needs tee-file splice-tee splice-cat; then
-  measure_limit
   make_file
   new_case
   src=$(tee_source "$FILE")
@@ -474,13 +463,13 @@ if selected tee-file && needs tee-file splice-tee splice-cat; then
     "t s1 $src | t s2 splice-tee $G | t s3 splice-cat > /dev/null"
   peer B "tee" tee "$dsrc | tee g | cat > /dev/null" \
     "t s1 $src | t s2 tee $G | t s3 cat > /dev/null"
+  limit_cmd L vmsplice-splice
   run_case tee-file "$FILE" "rm -f $G; sync" "B:1.5"
 fi
 
 # Loopback TCP, port 0: the receiver says which port it got.
 CASE=tcp
 if selected tcp && needs tcp splice-fromnet splice-tonet splice-cat; then
-  measure_limit
   make_file
   new_case
   # The clock starts once the receiver listens (run_round reads $RUN/t0).
@@ -492,11 +481,13 @@ if selected tcp && needs tcp splice-fromnet splice-tonet splice-cat; then
   peer B "nc" nc "nc -l -v 127.0.0.1 0 > /dev/null & splice-cat f f | nc -N 127.0.0.1 PORT" \
     "t s1 nc -l -v 127.0.0.1 0 > /dev/null 2> \"\$RUN/port\" & r=\$!; $recv;
      t s2 splice-cat $F $F | t s3 nc -N 127.0.0.1 \$port || st=1; $done_"
-  peer C "socat" socat \
-    "socat -u TCP-LISTEN:0,bind=127.0.0.1 STDOUT > /dev/null & splice-cat f f | socat -u STDIN TCP:127.0.0.1:PORT" \
+  shown="socat -u TCP-LISTEN:0,bind=127.0.0.1 STDOUT > /dev/null &"
+  shown="$shown splice-cat f f | socat -u STDIN TCP:127.0.0.1:PORT"
+  peer C "socat" socat "$shown" \
     "t s1 socat -d -d -u TCP-LISTEN:0,bind=127.0.0.1 STDOUT > /dev/null 2> \"\$RUN/port\" &
      r=\$!; $recv;
      t s2 splice-cat $F $F | t s3 socat -u STDIN TCP:127.0.0.1:\$port || st=1; $done_"
+  limit_cmd L vmsplice-splice
   run_case tcp "$TCP" "" "B:3"
 fi
 
@@ -507,10 +498,15 @@ cmdline="bench/run.sh${QUICK:+ --quick}"
 for c in $ONLY; do cmdline="$cmdline --case $c"; done
 echo "Measured $(date -u '+%Y-%m-%d %H:%M UTC') on Linux $(uname -r), $cpu," \
   "$(nproc) CPUs; medians of $RUNS alternating runs; reproduce with \`$cmdline\`."
-echo "Sizes: generators and tee ${g} GiB; cached file, copy and tee-file $f MiB;"
+echo "Sizes: generators and tee $g; cached file, copy and tee-file $f MiB;"
 echo "TCP $((TCP / MiB)) MiB over 127.0.0.1.  CPU: seconds per GiB of each process, in"
 echo "the order the command names them; peak RSS likewise.  The pipe limit is"
-echo "splice-bench's vmsplice -> 1 MiB pipe -> splice to /dev/null."
+echo "splice-bench's vmsplice -> 1 MiB pipe -> splice to /dev/null, $g a run, measured"
+echo "in every case's rotation."
+if [ -n "$QUICK" ]; then
+  echo "--quick: at these sizes starting the processes costs as much as a fast transfer;"
+  echo "the ratios against the limit mean something only in the full run."
+fi
 echo
 echo "| case | command | GiB/s | ratio (target) | CPU s/GiB | peak RSS |"
 echo "|---|---|---|---|---|---|"

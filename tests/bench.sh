@@ -19,8 +19,8 @@ t_csv_rows() {
   cat err >&2
   status 0 "$(cat st)" "splice-bench -t 0.2 --csv"
   head -n 1 out > header
-  echo "case,pipe_bytes,bytes_per_run,runs,gib_s,gib_s_min,gib_s_max,cpu_s_per_gib,ratio_rw,verified" \
-    > want
+  printf '%s\n' "case,pipe_bytes,bytes_per_run,runs,gib_s,gib_s_min,gib_s_max,cpu_s_per_gib" \
+    | sed 's/$/,ratio_rw,verified/' > want
   same want header
   tail -n +2 out | cut -d, -f1 > got
   echo $ALL_CASES | tr ' ' '\n' > want
