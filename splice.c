@@ -1672,10 +1672,18 @@ pattern_label(const struct pattern *p)
  * on its own, at a few cycles per word.
  */
 static inline uint64_t
+random_word(uint64_t seed, uint64_t index)
+{
+	uint64_t z = seed + (index + 1) * UINT64_C(0x9e3779b97f4a7c15);
+
+	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+	return z ^ (z >> 31);
+}
+
+static inline uint64_t
 pattern_word(const struct pattern *p, uint64_t index)
 {
-	uint64_t z;
-
 	switch (p->kind) {
 	case PAT_ZERO:
 		return 0;
@@ -1688,10 +1696,7 @@ pattern_word(const struct pattern *p, uint64_t index)
 	case PAT_SEQ:
 		return index * 8;
 	case PAT_RANDOM:
-		z = p->seed + (index + 1) * UINT64_C(0x9e3779b97f4a7c15);
-		z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-		z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-		return z ^ (z >> 31);
+		return random_word(p->seed, index);
 	}
 	return 0;
 }
@@ -1720,10 +1725,16 @@ pattern_fill(const struct pattern *p, uint64_t offset, void *buf, size_t len)
 	}
 	for (; len > 0 && offset % 8 != 0; len--)
 		*b++ = pattern_byte(p, offset++);
+	/* seq and random on their own: no switch per word. */
 	if (p->kind == PAT_SEQ) {
-		/* The common case on its own: no switch per word. */
 		for (; len >= 8; len -= 8, b += 8, offset += 8) {
 			uint64_t word = htole64(offset);
+
+			memcpy(b, &word, 8);
+		}
+	} else if (p->kind == PAT_RANDOM) {
+		for (; len >= 8; len -= 8, b += 8, offset += 8) {
+			uint64_t word = htole64(random_word(p->seed, offset / 8));
 
 			memcpy(b, &word, 8);
 		}
@@ -1752,6 +1763,14 @@ pattern_check(const struct pattern *p, uint64_t offset, const void *buf, size_t 
 
 			memcpy(&word, b + i, 8);
 			if (word != htole64(offset + i))
+				break;
+		}
+	} else if (p->kind == PAT_RANDOM) {
+		for (; len - i >= 8; i += 8) {
+			uint64_t word;
+
+			memcpy(&word, b + i, 8);
+			if (word != htole64(random_word(p->seed, (offset + i) / 8)))
 				break;
 		}
 	}
