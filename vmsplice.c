@@ -136,8 +136,8 @@ run_constant(uint64_t size, size_t round_bytes)
 /*
  * The 2006 double buffer: half k is refilled once half k+1 was accepted,
  * since a pipe of one half's capacity must then have let go of it.  True
- * for a reader that copies; a reader that passes the pages on still holds
- * them, and sees the refill.
+ * for a reader that copies, as long as the pipe does not grow; a reader
+ * that passes the pages on still holds them, and sees the refill.
  */
 static int
 run_reuse(uint64_t size, size_t half)
@@ -155,11 +155,33 @@ run_reuse(uint64_t size, size_t half)
 	halves[1] = halves[0] + half;
 	for (unsigned int k = 0; done < size; k ^= 1) {
 		size_t n = next_bytes(size, done, half);
+		long cap;
 
 		pattern_fill(&pattern, done, halves[k], n);
 		if (put(halves[k], n) < 0)
 			return -1;
 		done += n;
+		cap = pipe_capacity(STDOUT_FILENO);
+		if (cap > 0 && (size_t)cap > half) {
+			/*
+			 * The reader grew the pipe: the other half may still
+			 * be in it.  Leave both to the pipe; new halves as
+			 * large as the pipe is now.
+			 */
+			munmap(base, map_bytes);
+			half = (size_t)cap;
+			map_bytes = round_up(2 * half + off, huge ? HUGE_PAGE_BYTES : 4096);
+			if ((base = map_region(map_bytes, huge)) == NULL) {
+				warn_errno("mmap");
+				return -1;
+			}
+			halves[0] = base + off;
+			halves[1] = halves[0] + half;
+			if (common.verbose)
+				warn_msg("the pipe grew to %zu bytes: new halves", half);
+			k = 1;
+			continue;
+		}
 		/* The rule says the other half is free now. */
 		if (clear)
 			memset(halves[k ^ 1], POISON_BYTE, half);

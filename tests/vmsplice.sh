@@ -152,6 +152,14 @@ t_safety_pipe_grows() {
       fail "vmsplice | splice-cat | vmsplice-touser --pipe-size 1M: verify"; }
   status 0 "$(cat st)" "vmsplice --pipe-size 64K | splice-cat"
   [ "$(cat count)" -eq 134217728 ] || fail "$(cat count) bytes"
+  # --reuse into a copying reader that grows the pipe: new halves, exact.
+  { vmsplice -v -p seq --reuse --clear -s 128M --pipe-size 64K 2> err && echo 0 > st ||
+    echo $? > st; } |
+    { sleep 0.3; vmsplice-touser --pipe-size 1M --verify seq -c > count ||
+      fail "vmsplice --reuse | vmsplice-touser --pipe-size 1M: verify"; }
+  status 0 "$(cat st)" "vmsplice --reuse --pipe-size 64K"
+  [ "$(cat count)" -eq 134217728 ] || fail "$(cat count) bytes"
+  mentions err "the pipe grew to 1048576 bytes: new halves"
 }
 
 tcase t_safety_pv "default mode + --clear, 256 MiB of seq through pv: exact (pv splices)"
