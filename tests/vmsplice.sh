@@ -135,7 +135,7 @@ t_safety_default() {
   chain_ok random:3 "--clear -s 64M" "splice-cat | splice-cat" 67108864
 }
 
-tcase t_safety_pipe_grows "default mode + --clear: exact when the reader grows the pipe mid-run"
+tcase t_safety_pipe_grows "the reader grows the pipe mid-run: exact by default, and with --reuse into a copying reader"
 t_safety_pipe_grows() {
   # vmsplice sizes its halves from a 64 KiB pipe; after it has filled it,
   # the reader grows the pipe to 1 MiB: the double-buffer rule no longer holds.
