@@ -163,7 +163,8 @@ main(int argc, char *argv[])
 	}
 
 	for (;;) {
-		ssize_t n = in_pipe ? vmsplice_read(STDIN_FILENO, buf, (size_t)buf_bytes, nonblock) :
+		ssize_t n = in_pipe ?
+		    vmsplice_read(STDIN_FILENO, buf, (size_t)buf_bytes, nonblock) :
 		    read_some(STDIN_FILENO, buf, (size_t)buf_bytes);
 
 		if (n < 0) {

@@ -116,12 +116,13 @@ run_constant(uint64_t size, size_t round_bytes)
 {
 	size_t off = unalign ? UNALIGN_BYTES : 0;
 	size_t map_bytes = round_up(round_bytes + off, huge ? HUGE_PAGE_BYTES : 4096);
-	char *base = map_region(map_bytes, huge), *data = base + off;
+	char *base = map_region(map_bytes, huge), *data;
 
 	if (base == NULL) {
 		warn_errno("mmap");
 		return -1;
 	}
+	data = base + off;
 	pattern_fill(&pattern, 0, data, round_bytes);
 	for (uint64_t done = 0; done < size; ) {
 		size_t n = next_bytes(size, done, round_bytes);
@@ -246,13 +247,14 @@ run_write(uint64_t size, size_t half)
 {
 	size_t off = unalign ? UNALIGN_BYTES : 0;
 	char *base = map_region(round_up(half + off, huge ? HUGE_PAGE_BYTES : 4096), huge);
-	char *data = base + off;
+	char *data;
 	bool repeats = pattern_repeats(&pattern, half) && !clear;
 
 	if (base == NULL) {
 		warn_errno("mmap");
 		return -1;
 	}
+	data = base + off;
 	if (repeats)
 		pattern_fill(&pattern, 0, data, half);
 	for (uint64_t done = 0; done < size; ) {

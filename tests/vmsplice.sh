@@ -3,6 +3,8 @@
 # boundaries, checked by vmsplice-touser --verify and by references built
 # with od, awk, head and cmp alone; the proof that the default mode never
 # writes a page a reader may still hold, through readers that pass pages on.
+# `cat FILE | tool` is meant: the tools read pipes with vmsplice(2).
+# shellcheck disable=SC2002
 . "${TESTS:?run me through tests/run.sh}/lib.sh"
 
 SIZES="0 1 4095 4096 65535 65536 65537 1048583"
@@ -117,7 +119,7 @@ t_seq_5g() {
     fail "last words: $(od -A n -t u8 -v last)"
 }
 
-tcase t_safety_default "default mode + --clear, 256 MiB of seq: exact through readers that pass pages on"
+tcase t_safety_default "default mode + --clear, 256 MiB seq: exact through readers passing pages on"
 t_safety_default() {
   n=268435456
   # A reader that copies.
@@ -135,7 +137,7 @@ t_safety_default() {
   chain_ok random:3 "--clear -s 64M" "splice-cat | splice-cat" 67108864
 }
 
-tcase t_safety_pipe_grows "the reader grows the pipe mid-run: exact by default, and with --reuse into a copying reader"
+tcase t_safety_pipe_grows "reader grows the pipe mid-run: exact by default, and --reuse into cat"
 t_safety_pipe_grows() {
   # vmsplice sizes its halves from a 64 KiB pipe; after it has filled it,
   # the reader grows the pipe to 1 MiB: the double-buffer rule no longer holds.
@@ -179,7 +181,7 @@ hazard() {
   fi
 }
 
-tcase t_reuse_hazard "--reuse --clear: exact into a copying reader; the hazard through others, named"
+tcase t_reuse_hazard "--reuse --clear: exact into a copying reader; the hazard via others, named"
 t_reuse_hazard() {
   # The 2006 rule holds for a reader that copies what it reads.
   { vmsplice -p seq --reuse --clear -s 64M && echo 0 > st || echo $? > st; } |
@@ -195,7 +197,7 @@ t_reuse_hazard() {
   fi
 }
 
-tcase t_options_verified "--unalign, --gift, --huge, --busy, --pipe-size 4096, --reuse: verified output"
+tcase t_options_verified "--unalign, --gift, --huge, --busy, --pipe-size 4096, --reuse: verified"
 t_options_verified() {
   for opts in "-u" "--unalign --clear" "-g" "--gift --clear" "--huge" "--huge --clear" "--busy" \
     "--busy --huge" "--pipe-size 4096" "--pipe-size 4096 --clear -u" "-v --progress"; do
