@@ -5,8 +5,15 @@
 # pid, so a hang fails the case instead of blocking the suite.
 . "${TESTS:?run me through tests/run.sh}/lib.sh"
 
+# Each background pid is a timeout(1) whose child is the tool: at exit, end
+# both, by pid, in case the case failed before reaping them.
 BG=
-trap 'for p in $BG; do kill "$p" 2> /dev/null || :; done' EXIT
+cleanup() {
+  for p in $BG; do
+    kill "$p" $(cat "/proc/$p/task/$p/children" 2> /dev/null) 2> /dev/null || :
+  done
+}
+trap cleanup EXIT
 
 # bg_started: remember $! so that the case's exit kills it if still running.
 bg_started() {
@@ -198,16 +205,50 @@ t_keep_open() {
   same ref out
 }
 
-tcase t_one_connection "without -k: exits 0 after the first peer, and stops listening"
+tcase t_one_connection "without -k: stops listening once a peer is in, exits 0 after it"
 t_one_connection() {
   random_file a 1000
   receive 127.0.0.1 file
-  send 127.0.0.1 file a
-  receive_done "first peer"
-  same a out
+  timeout 30 sh -c 'printf x; sleep 1; cat a' | timeout 30 splice-tonet 127.0.0.1 "$PORT" &
+  spid=$!
+  bg_started
+  _i=0
+  until [ -s out ]; do
+    [ $_i -lt 50 ] || fail "the first sender's byte did not arrive"
+    sleep 0.1
+    _i=$((_i + 1))
+  done
+  # The first peer is still sending: nobody listens for a second.
   run_status st timeout 10 splice-tonet 127.0.0.1 "$PORT" < a 2> serr
   status 1 "$(cat st)" "a second sender"
   mentions serr "Connection refused"
+  reap "$spid" "the first sender"
+  status 0 "$REAPED" "the first sender"
+  receive_done "first peer"
+  { printf x; cat a; } > ref
+  same ref out
+}
+
+tcase t_waits_for_peer "splice-tonet returns only once the receiver has read every byte and closed"
+t_waits_for_peer() {
+  random_file f 4194304
+  rm -f fifo
+  mkfifo fifo
+  # The receiver's reader starts late: its pipe fills, splice-fromnet waits
+  # with the rest in socket buffers, which would take all 4 MiB.
+  timeout 60 sh -c 'sleep 1.5; exec cat' < fifo > out &
+  CPID=$!
+  bg_started
+  timeout 60 splice-fromnet -b 127.0.0.1 0 > fifo 2> err &
+  RPID=$!
+  bg_started
+  PORT=$(listen_port err "$RPID")
+  start=$(date +%s%N)
+  send 127.0.0.1 file f
+  ms=$(( ($(date +%s%N) - start) / 1000000 ))
+  [ "$ms" -ge 1000 ] || fail "splice-tonet exited after $ms ms, before the receiver had read"
+  receive_done "late reader"
+  same f out
 }
 
 tcase t_refused "refused connection: 'HOST PORT: Connection refused', exit 1, at once"
