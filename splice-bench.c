@@ -33,7 +33,7 @@
  */
 #define PATTERN_BYTES (2UL << 20)
 #define SMALL_PIPE_BYTES 65536
-#define RW_BUFFER_BYTES (128 * 1024)	/* what cat(1) and cp(1) use */
+#define RW_BUFFER_BYTES ((size_t)128 * 1024)	/* what cat(1) and cp(1) use */
 #define CHECK_RUN_BYTES (32ULL << 20)
 #define FILE_BYTES (64ULL << 20)
 #define MIN_RUN_BYTES (4ULL << 20)
@@ -210,7 +210,7 @@ check_bytes(const struct stage *s, uint64_t *offset, const unsigned char *buf, s
 			while (buf[i] == pattern[pos + i])
 				i++;
 			warn_msg("%s: wrong byte at offset %llu: 0x%02x, expected 0x%02x",
-			    s->bc->name, (unsigned long long)(*offset + i), buf[i],
+			    s->bc->name, (unsigned long long)*offset + i, buf[i],
 			    pattern[pos + i]);
 			return -1;
 		}

@@ -185,6 +185,7 @@ run_round() {
   RUN=$W/run/$1.$2.$3
   export RUN
   mkdir -p "$RUN"
+  script=
   eval "script=\$SCRIPT_$2"
   [ -z "$4" ] || sh -c "$4"
   t0=$(now)
@@ -222,8 +223,12 @@ rate() {
 
 # stage_cpu CASE LABEL BYTES: "0.05 + 0.02" CPU s/GiB per process; stage_rss: peak KiB.
 stage_cpu() {
-  [ -n "$HAVE_TIME" ] && [ -f "$W/res/$1.$2.stages" ] || { echo "-"; return; }
+  if [ -z "$HAVE_TIME" ] || [ ! -f "$W/res/$1.$2.stages" ]; then
+    echo "-"
+    return
+  fi
   out=
+  # shellcheck disable=SC2013 # stage names are single words
   for s in $(awk '{ print $1 }' "$W/res/$1.$2.stages" | sort -u); do
     v=$(awk -v s="$s" -v b="$3" '$1 == s { print $2 / (b / 1073741824) }' \
       "$W/res/$1.$2.stages" | median)
@@ -232,8 +237,12 @@ stage_cpu() {
   echo "$out"
 }
 stage_rss() {
-  [ -n "$HAVE_TIME" ] && [ -f "$W/res/$1.$2.stages" ] || { echo "-"; return; }
+  if [ -z "$HAVE_TIME" ] || [ ! -f "$W/res/$1.$2.stages" ]; then
+    echo "-"
+    return
+  fi
   out=
+  # shellcheck disable=SC2013 # stage names are single words
   for s in $(awk '{ print $1 }' "$W/res/$1.$2.stages" | sort -u); do
     v=$(awk -v s="$s" '$1 == s && $3 > m { m = $3 } END { printf "%.1f", m / 1024 }' \
       "$W/res/$1.$2.stages")
@@ -287,6 +296,7 @@ run_case() {
   done
   a_rate=$(rate "$name" A "$bytes")
   for label in $CMDS; do
+    display=
     eval "display=\$DISPLAY_$label"
     r=$(rate "$name" "$label" "$bytes")
     if [ -z "$r" ]; then
@@ -299,6 +309,7 @@ run_case() {
       for tg in $targets; do
         peer=${tg%%:*} min=${tg#*:}
         base=$(rate "$name" "$peer" "$bytes")
+        what=
         eval "what=\$SHORT_$peer"
         if [ -z "$base" ]; then
           rtxt="$rtxt${rtxt:+; }$what not measured"
@@ -395,6 +406,7 @@ if selected gen-seq && needs gen-seq vmsplice splice-cat; then
     "t s1 vmsplice -p seq -s $GEN | t s2 splice-cat > /dev/null"
   cmd B "vmsplice -p seq --reuse -s $g | splice-cat > /dev/null" \
     "t s1 vmsplice -p seq --reuse -s $GEN | t s2 splice-cat > /dev/null"
+  # shellcheck disable=SC2034 # read through eval, as SHORT_$peer
   SHORT_B="seq --reuse"
   limit_cmd L vmsplice-splice
   run_case gen-seq "$GEN" "" "B:0.5"
@@ -439,7 +451,7 @@ tee_display() {
   if built vmsplice; then echo "vmsplice -s $1"; else echo "splice-cat f (x$2)"; fi
 }
 
-CASE=tee
+CASE="tee"
 if selected tee && needs tee splice-tee splice-cat; then
   make_file
   new_case
@@ -473,7 +485,9 @@ if selected tcp && needs tcp splice-fromnet splice-tonet splice-cat; then
   make_file
   new_case
   # The clock starts once the receiver listens (run_round reads $RUN/t0).
+  # shellcheck disable=SC2016 # expanded by the sh that runs the case
   recv='st=0; port=$(waitport "$RUN/port") || { kill $r; exit 1; }; date +%s.%N > "$RUN/t0"'
+  # shellcheck disable=SC2016
   done_='wait $r || st=1; exit $st'
   cmd A "splice-fromnet -b 127.0.0.1 0 > /dev/null & splice-cat f f | splice-tonet 127.0.0.1 PORT" \
     "t s1 splice-fromnet -b 127.0.0.1 0 > /dev/null 2> \"\$RUN/port\" & r=\$!; $recv;
