@@ -50,7 +50,8 @@ help(void)
 	    "                      today's kernels)\n"
 	    "  -n, --net HOST:PORT  send one more copy to a TCP peer ([ADDR]:PORT for\n"
 	    "                      IPv6); may be repeated\n"
-	    "  -p                  diagnose errors writing to outputs that are not pipes\n"
+	    "  -p                  --output-error=warn-nopipe: a vanished reader drops its\n"
+	    "                      output quietly, the others go on\n"
 	    "      --output-error[=MODE]  what an output error does: warn, warn-nopipe\n"
 	    "                      (the default MODE), exit, exit-nopipe\n"
 	    COMMON_HELP, progname);
