@@ -23,6 +23,7 @@ t_csv_rows() {
     | sed 's/$/,ratio_rw,verified/' > want
   same want header
   tail -n +2 out | cut -d, -f1 > got
+  # shellcheck disable=SC2086 # one word per case
   printf '%s\n' $ALL_CASES > want
   same want got
   splice-bench --list | awk '{ print $1 }' > listed
