@@ -95,6 +95,7 @@ fi
 # Four passes of the file make a stream as long as GEN; two make the TCP stream.
 TCP=$((2 * FILE))
 
+LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
 W=$(mktemp -d "$DIR/splice-bench-suite.XXXXXX") || exit 1
 RECEIVER=
 cleanup() {
@@ -517,6 +518,9 @@ echo "TCP $((TCP / MiB)) MiB over 127.0.0.1.  CPU: seconds per GiB of each proce
 echo "the order the command names them; peak RSS likewise.  The pipe limit is"
 echo "splice-bench's vmsplice -> 1 MiB pipe -> splice to /dev/null, $g a run, measured"
 echo "in every case's rotation."
+echo "Load average (1, 5, 15 min) before: $LOAD_START; after: $(cut -d' ' -f1-3 /proc/loadavg)."
+echo "(The suite itself keeps about 2 busy.)  Above 0.5 before the run, other work was sharing"
+echo "the CPUs: re-measure on a quiet machine."
 if [ -n "$QUICK" ]; then
   echo "--quick: at these sizes starting the processes costs as much as a fast transfer;"
   echo "the ratios against the limit mean something only in the full run."
