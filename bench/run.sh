@@ -64,11 +64,14 @@ say() {
 
 # ---- build ------------------------------------------------------------------
 
-if [ ! -f "$BUILD/build.ninja" ]; then
-  meson setup "$BUILD" "$ROOT" --buildtype=release -Dwerror=true > "$DIR/bench-setup.log" 2>&1 ||
-    { cat "$DIR/bench-setup.log" >&2; say "meson setup failed"; exit 1; }
-  rm -f "$DIR/bench-setup.log"
-fi
+# meson.build builds the tools whose source exists when meson runs: a tool
+# that landed since the last setup needs a reconfigure to be known.
+reconfigure=
+[ ! -f "$BUILD/build.ninja" ] || reconfigure=--reconfigure
+meson setup $reconfigure "$BUILD" "$ROOT" --buildtype=release -Dwerror=true \
+  > "$DIR/bench-setup.log" 2>&1 ||
+  { cat "$DIR/bench-setup.log" >&2; say "meson setup failed"; exit 1; }
+rm -f "$DIR/bench-setup.log"
 BUILD=$(cd "$BUILD" && pwd)
 # Tool by tool: one that does not build (yet) is skipped, named, not fatal.
 BROKEN=
