@@ -117,6 +117,21 @@ t_verbose_progress() {
   [ "$(wc -l < out)" -eq 3 ] || fail "stdout: $(cat out)"
 }
 
+tcase t_suite_args "bench/run.sh parses: --list names its cases; bad arguments exit 2 before any build"
+t_suite_args() {
+  suite=$TESTS/../bench/run.sh
+  sh -n "$suite" || fail "bench/run.sh does not parse"
+  sh "$suite" --list > out || fail "--list"
+  printf '%s\n' gen gen-busy-huge gen-seq pipe copy tee tee-file tcp > want
+  same want out
+  for bad in "--case nope" "--runs 2" "--runs x" "--bogus"; do
+    # shellcheck disable=SC2086
+    run_status st sh "$suite" $bad > out 2> err
+    status 2 "$(cat st)" "bench/run.sh $bad"
+    [ ! -s out ] || fail "bench/run.sh $bad wrote to stdout"
+  done
+}
+
 tcase t_usage_errors "bad options: exit 2, the option named, a hint, nothing on stdout"
 t_usage_errors() {
   for bad in "-t 0" "-t -1" "-t abc" "-t 5000" "-s 0" "-s 1Q" "-s -5" "-r 2" "-r x" \
