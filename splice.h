@@ -251,7 +251,7 @@ struct tee_job {
 	uint64_t taken;		/* bytes consumed from in */
 	int err;		/* errno of an input (or internal) failure */
 	const char *call;
-	enum xfer_side side;	/* SIDE_INPUT, or SIDE_NONE for an internal pipe */
+	enum xfer_side side;	/* SIDE_INPUT; SIDE_NONE: internal; SIDE_OUTPUT: outs[0] */
 	bool refused;		/* --strict: in or outs[0] is not a pipe */
 	bool stopped;		/* output_failed() said stop */
 };
