@@ -358,6 +358,20 @@ t_slow_reader() {
   wait
 }
 
+tcase t_in_flight "a stalled stdout reader holds the files back: at most one pipe capacity ahead"
+t_in_flight() {
+  random_file in 16777216
+  cat in | splice-tee f1 f2 | { sleep 2; cat; } > out &
+  sleep 1
+  # stdout is grown to 1 MiB: the files get only what stdout took.
+  for f in f1 f2; do
+    n=$(wc -c < "$f")
+    [ "$n" -le 2097152 ] || fail "$f is $n bytes ahead of a stalled reader"
+  done
+  wait
+  all_same in out f1 f2
+}
+
 tcase t_nonblocking "stdin and stdout set O_NONBLOCK: EAGAIN waited out, byte-exact"
 t_nonblocking() {
   nb=$(helper set-nonblock)
