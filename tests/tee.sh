@@ -97,7 +97,7 @@ t_chain() {
     vmsplice -p seq --clear -s 64M | splice-tee a b | vmsplice-touser --verify seq ||
       fail "vmsplice | splice-tee | vmsplice-touser --verify"
     for f in a b; do
-      vmsplice-touser --verify seq < "$f" || fail "the file $f behind vmsplice | splice-tee"
+      cat "$f" | vmsplice-touser --verify seq || fail "the file $f behind vmsplice | splice-tee"
       [ "$(wc -c < "$f")" -eq 67108864 ] || fail "$f has $(wc -c < "$f") bytes"
     done
   else
