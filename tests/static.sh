@@ -1,0 +1,31 @@
+#!/bin/sh
+# Static analysis of the sources: cppcheck and clang-tidy (bugprone-*,
+# cert-*, see .clang-tidy) report nothing; a warning that cannot be fixed
+# is silenced where it is, with the reason.
+. "${TESTS:?run me through tests/run.sh}/lib.sh"
+
+SRC=$(cd "$TESTS/.." && pwd)
+
+tcase t_cppcheck "cppcheck: no warning, style or portability finding"
+t_cppcheck() {
+  need cppcheck
+  # variableScope: locals are declared at the top of a block, as style(9) asks.
+  (cd "$SRC" && cppcheck --enable=warning,style,performance,portability --std=c11 \
+    -D_GNU_SOURCE -D__linux__ --quiet --inline-suppr --error-exitcode=1 \
+    --suppress=variableScope \
+    ./*.c tests/*.c fuzz/*.c) > out 2>&1 || { cat out >&2; fail "cppcheck"; }
+}
+
+tcase t_clang_tidy "clang-tidy bugprone-* and cert-*: no warning"
+t_clang_tidy() {
+  need clang-tidy
+  for f in "$SRC"/*.c; do
+    clang-tidy --quiet "$f" -- -std=gnu11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 \
+      -DSPLICE_TOOLS_VERSION='"0"' -I"$SRC" >> out 2>&1 || fail "clang-tidy $f"
+  done
+  if grep -E 'warning:|error:' out >&2; then
+    fail "clang-tidy findings"
+  fi
+}
+
+run_area "$@"
