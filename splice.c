@@ -467,8 +467,12 @@ by_read_write(struct xfer *x)
 static int
 by_splice(struct xfer *x, bool in_pipe, bool out_pipe)
 {
-	long cap = pipe_capacity(out_pipe ? x->out : x->in);
-	size_t chunk = cap > 0 ? (size_t)cap : 65536;
+	/*
+	 * A call moves at most what the pipe holds or has room for, so ask
+	 * for plenty: the capacity seen now may grow (a writer that starts
+	 * after us, a reader with --pipe-size).
+	 */
+	const size_t chunk = 1 << 30;
 
 	while (left(x) > 0) {
 		ssize_t n = splice(x->in, NULL, x->out, NULL, call_bytes(x, chunk),
