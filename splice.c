@@ -246,8 +246,12 @@ pipe_grow(int fd)
 		want = pipe_max_bytes();
 		if (want > DEFAULT_PIPE_BYTES)
 			want = DEFAULT_PIPE_BYTES;
-		if (want <= have)
+		if (want <= have) {
+			if (common.verbose)
+				warn_msg("pipe capacity: %ld bytes (%ld pages)", have,
+				    have / sysconf(_SC_PAGESIZE));
 			return have;
+		}
 	}
 	/*
 	 * EPERM past pipe-max-size or pipe-user-pages-soft, EBUSY when
