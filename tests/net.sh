@@ -311,7 +311,8 @@ t_bind_error() {
   run_status st timeout 10 splice-fromnet -b 127.0.0.1 "$PORT" 2> err2
   status 1 "$(cat st)" "splice-fromnet on a port in use"
   mentions err2 "127.0.0.1 $PORT: Address already in use"
-  send 127.0.0.1 file /dev/null
+  : > empty
+  send 127.0.0.1 file empty
   receive_done "the first listener"
 }
 
