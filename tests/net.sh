@@ -421,23 +421,35 @@ t_poll_nonblock() {
   done
 }
 
-tcase t_no_cork "a writer that pauses: its bytes leave at once, not corked (SPLICE_F_MORE only when more is queued)"
-t_no_cork() {
+# pause_and_measure: "abc", a pause, "def" through splice-tonet; MS = how
+# long "abc" took to reach the receiver.
+pause_and_measure() {
+  rm -f t0
   receive 127.0.0.1 file
-  # TCP holds corked bytes up to 200 ms: the first 3 must come well before.
-  timeout 30 sh -c 'sleep 0.5; printf abc; date +%s%N > t0; sleep 2; printf def' 2> /dev/null |
+  timeout 30 sh -c 'sleep 0.5; printf abc; date +%s%N > t0; sleep 1; printf def' 2> /dev/null |
     timeout 30 splice-tonet 127.0.0.1 "$PORT" &
   spid=$!
   bg_started
   while [ ! -s t0 ] || [ "$(cat out)" != abc ]; do
     [ "$(wc -c < out)" -le 3 ] || fail "got '$(cat out)' before 'abc' alone"
   done
-  ms=$(( ($(date +%s%N) - $(cat t0)) / 1000000 ))
-  [ "$ms" -lt 150 ] || fail "the first 3 bytes took $ms ms to arrive"
+  MS=$(( ($(date +%s%N) - $(cat t0)) / 1000000 ))
   reap "$spid" "splice-tonet"
   status 0 "$REAPED" "splice-tonet"
   receive_done "pausing writer"
   [ "$(cat out)" = abcdef ] || fail "got '$(cat out)'"
+}
+
+tcase t_no_cork "a writer that pauses: its bytes leave at once, not corked (SPLICE_F_MORE only when more is queued)"
+t_no_cork() {
+  # TCP holds corked bytes up to 200 ms: the first 3 must come well before.
+  # A loaded machine may be slow once; corking is slow every time.
+  for attempt in 1 2 3; do
+    pause_and_measure
+    [ "$MS" -ge 150 ] || return 0
+    echo "attempt $attempt: the first 3 bytes took $MS ms" >&2
+  done
+  fail "the first 3 bytes took 150 ms or more, three times"
 }
 
 tcase t_nc_interop "with nc (when installed): nc -N -> splice-fromnet, byte-exact"
