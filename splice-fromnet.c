@@ -133,6 +133,14 @@ main(int argc, char *argv[])
 	if (argv[optind][0] == '\0')
 		usage_error("empty PORT");
 
+	if (fcntl(STDOUT_FILENO, F_GETFD) < 0) {
+		warn_errno("standard output");
+		return EXIT_ERROR;
+	}
+	if (std_fds_fill() < 0) {
+		warn_errno("/dev/null");
+		return EXIT_ERROR;
+	}
 	cap = fd_is_pipe(STDOUT_FILENO) ? pipe_grow(STDOUT_FILENO) : -1;
 	listener = tcp_listen(bind_addr, argv[optind], family, &here);
 	if (listener < 0)

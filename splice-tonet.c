@@ -3,6 +3,7 @@
  * zero-copy: splice(2) from a pipe, sendfile(2) from a regular file.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -68,6 +69,14 @@ main(int argc, char *argv[])
 	port = argv[optind + 1];
 	snprintf(peer, sizeof(peer), "%s %s", host, port);
 
+	if (fcntl(STDIN_FILENO, F_GETFD) < 0) {
+		warn_errno("standard input");
+		return EXIT_ERROR;
+	}
+	if (std_fds_fill() < 0) {
+		warn_errno("/dev/null");
+		return EXIT_ERROR;
+	}
 	/* A peer that goes away is reported as EPIPE, not a silent death. */
 	signal(SIGPIPE, SIG_IGN);
 	if (fd_is_pipe(STDIN_FILENO))

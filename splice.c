@@ -1844,3 +1844,26 @@ vmsplice_read(int fd, void *buf, size_t len, bool nonblock)
 		return -1;
 	}
 }
+
+/* ---- standard descriptors: splice-fromnet, splice-tonet ------------------ */
+
+int
+std_fds_fill(void)
+{
+	for (int fd = 0; fd <= 2; fd++) {
+		int null_fd;
+
+		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+			continue;
+		/* The lowest free descriptor: fd itself. */
+		null_fd = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+		if (null_fd < 0)
+			return -1;
+		if (null_fd != fd) {
+			close(null_fd);
+			errno = EBADF;
+			return -1;
+		}
+	}
+	return 0;
+}

@@ -338,4 +338,14 @@ int vmsplice_all(int fd, const void *buf, size_t len, unsigned int flags, bool b
  */
 ssize_t vmsplice_read(int fd, void *buf, size_t len, bool nonblock);
 
+/* ---- standard descriptors: splice-fromnet, splice-tonet ------------------ */
+
+/*
+ * Opens /dev/null on each of descriptors 0, 1 and 2 that is closed, so that
+ * a socket opened later never lands there and a message never goes into
+ * it.  Call it after checking the descriptors the tool moves data through.
+ * Returns 0, or -1 with errno.
+ */
+int std_fds_fill(void);
+
 #endif

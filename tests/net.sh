@@ -492,6 +492,23 @@ t_tee_net() {
   same f stdout
 }
 
+tcase t_closed_fds "closed stdin/stdout: exit 1, named; closed stderr: no message lands in the stream"
+t_closed_fds() {
+  run_status st timeout 10 splice-tonet 127.0.0.1 9 <&- 2> err
+  status 1 "$(cat st)" "splice-tonet <&-"
+  mentions err "^splice-tonet: standard input: Bad file descriptor$"
+  run_status st timeout 10 splice-fromnet -b 127.0.0.1 0 >&- 2> err
+  status 1 "$(cat st)" "splice-fromnet >&-"
+  mentions err "^splice-fromnet: standard output: Bad file descriptor$"
+  # With fd 2 closed the socket would be fd 2, and -v would write into it.
+  random_file f 100000
+  receive 127.0.0.1 file
+  run_status st timeout 30 splice-tonet -v 127.0.0.1 "$PORT" < f 2>&-
+  status 0 "$(cat st)" "splice-tonet -v 2>&-"
+  receive_done "stderr closed"
+  same f out
+}
+
 tcase t_usage "usage errors exit 2 with a hint; --help and -V"
 t_usage() {
   for cmd in "splice-tonet" "splice-tonet 127.0.0.1" "splice-tonet a b c" \
