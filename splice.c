@@ -816,9 +816,12 @@ listen_on(const struct addrinfo *ai, bool dual_stack)
 		return -1;
 	/* A port left in TIME_WAIT by the last run is free to reuse. */
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
-	/* "::" takes IPv4 too, whatever net.ipv6.bindv6only says. */
-	if (dual_stack)
-		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &off, sizeof(off));
+	/*
+	 * "::" takes IPv4 too unless -6 asked for IPv6 alone, whatever
+	 * net.ipv6.bindv6only says.
+	 */
+	if (ai->ai_family == AF_INET6)
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, dual_stack ? &off : &on, sizeof(on));
 	if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 && listen(fd, 16) == 0)
 		return fd;
 	int err = errno;

@@ -492,6 +492,22 @@ t_tee_net() {
   same f stdout
 }
 
+tcase t_family "-4 and -6 keep to their family: the other one's address is refused, named"
+t_family() {
+  have_ipv6 || skip "no IPv6 loopback (::1) on this machine"
+  run_status st timeout 10 splice-fromnet -4 -b ::1 0 2> err
+  status 1 "$(cat st)" "splice-fromnet -4 -b ::1"
+  mentions err "^splice-fromnet: ::1 0: "
+  receive ::1 file -6
+  run_status st timeout 10 splice-tonet -4 ::1 "$PORT" < /dev/null 2> serr
+  status 1 "$(cat st)" "splice-tonet -4 ::1"
+  mentions serr "^splice-tonet: ::1 $PORT: "
+  random_file f 1000
+  send ::1 file f -6
+  receive_done "-6"
+  same f out
+}
+
 tcase t_closed_fds "closed stdin/stdout: exit 1, named; closed stderr: no message lands in the stream"
 t_closed_fds() {
   run_status st timeout 10 splice-tonet 127.0.0.1 9 <&- 2> err
