@@ -492,6 +492,20 @@ t_tee_net() {
   same f stdout
 }
 
+tcase t_progress "--progress on both sides: a dd-style status line with the byte count"
+t_progress() {
+  random_file f 3000000
+  receive 127.0.0.1 pipe --progress
+  send 127.0.0.1 file f --progress
+  receive_done "--progress"
+  same f out
+  # The line starts with a carriage return, to be redrawn in place.
+  for e in serr err; do
+    tr '\r' '\n' < "$e" > "$e.lines"
+    mentions "$e.lines" "^3000000 bytes (3.0 MB, 2.9 MiB) copied"
+  done
+}
+
 tcase t_family "-4 and -6 keep to their family: the other one's address is refused, named"
 t_family() {
   have_ipv6 || skip "no IPv6 loopback (::1) on this machine"
