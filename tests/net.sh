@@ -530,6 +530,10 @@ t_closed_fds() {
   run_status st timeout 10 splice-fromnet -b 127.0.0.1 0 >&- 2> err
   status 1 "$(cat st)" "splice-fromnet >&-"
   mentions err "^splice-fromnet: standard output: Bad file descriptor$"
+  if [ -n "${VALGRIND:-}" ]; then
+    echo "NOTE: closed stderr not checked: valgrind needs its stderr"
+    return 0
+  fi
   # With fd 2 closed the socket would be fd 2, and -v would write into it.
   random_file f 100000
   receive 127.0.0.1 file
