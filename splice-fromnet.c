@@ -169,7 +169,9 @@ main(int argc, char *argv[])
 			rval = EXIT_ERROR;
 			break;
 		}
-		accepted++;
+		/* -v rates count from the first peer, not from the wait for it. */
+		if (accepted++ == 0)
+			restart_rate_clock();
 		if (!keep_open)
 			close(listener);
 		snprintf(peer_name, sizeof(peer_name), "%s port %u", peer.host, peer.port);

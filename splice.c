@@ -20,6 +20,7 @@ const char *progname = "splice-tools";
 struct common_opts common;
 
 static struct timespec start_time;
+static double rate_start;	/* seconds after start_time; see restart_rate_clock() */
 
 /* ---- messages ---------------------------------------------------------- */
 
@@ -322,10 +323,17 @@ elapsed_seconds(void)
 	    (double)(now.tv_nsec - start_time.tv_nsec) / 1e9;
 }
 
+void
+restart_rate_clock(void)
+{
+	rate_start = elapsed_seconds();
+	last_progress = rate_start;
+}
+
 static void
 print_progress(char end)
 {
-	double secs = elapsed_seconds();
+	double secs = elapsed_seconds() - rate_start;
 
 	/* dd's status=progress line. */
 	fprintf(stderr, "\r%llu bytes (%.1f MB, %.1f MiB) copied, %.0f s, %.1f MB/s%c",
@@ -353,7 +361,7 @@ account(enum xfer_method m, uint64_t n)
 void
 report_totals(void)
 {
-	double secs = elapsed_seconds();
+	double secs = elapsed_seconds() - rate_start;
 
 	if (common.progress)
 		print_progress('\n');

@@ -173,6 +173,11 @@ const char *method_name(enum xfer_method m);
 void report_totals(void);
 /* Monotonic seconds since the tool started. */
 double elapsed_seconds(void);
+/*
+ * Rates and --progress count from the tool's start; a tool that first waits
+ * (a listener for its peer) calls this when the transfer begins.
+ */
+void restart_rate_clock(void);
 
 /* ---- TCP: splice-fromnet, splice-tonet, splice-tee --net ---------------- */
 
