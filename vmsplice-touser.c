@@ -4,6 +4,7 @@
  * vmsplice pattern, dump it, or count it.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <poll.h>
 #include <stdio.h>
@@ -36,6 +37,33 @@ help(void)
 	    COMMON_HELP, progname);
 }
 
+/*
+ * Standard output is buffered here and written with write_all(), which
+ * waits out an inherited O_NONBLOCK; stdio would drop its buffer on EAGAIN.
+ */
+static char out_buf[64 * 1024];
+static size_t out_len;
+static bool out_failed;
+
+static void
+out_flush(void)
+{
+	if (out_len > 0 && !out_failed && write_all(STDOUT_FILENO, out_buf, out_len) < 0) {
+		warn_errno("standard output");
+		out_failed = true;
+	}
+	out_len = 0;
+}
+
+static void
+out_put(const char *text, size_t len)
+{
+	if (out_len + len > sizeof(out_buf))
+		out_flush();
+	memcpy(out_buf + out_len, text, len);
+	out_len += len;
+}
+
 /* od -A d -t x1z -v, fed in pieces of any size. */
 struct dumper {
 	unsigned char line[16];
@@ -46,17 +74,22 @@ struct dumper {
 static void
 dump_line(struct dumper *d)
 {
-	printf("%07llu", (unsigned long long)d->offset);
+	char text[128];
+	size_t n = (size_t)snprintf(text, sizeof(text), "%07llu",
+	    (unsigned long long)d->offset);
+
 	for (size_t i = 0; i < 16; i++) {
 		if (i < d->have)
-			printf(" %02x", d->line[i]);
+			n += (size_t)snprintf(text + n, sizeof(text) - n, " %02x", d->line[i]);
 		else
-			fputs("   ", stdout);
+			n += (size_t)snprintf(text + n, sizeof(text) - n, "   ");
 	}
-	fputs("  >", stdout);
+	n += (size_t)snprintf(text + n, sizeof(text) - n, "  >");
 	for (size_t i = 0; i < d->have; i++)
-		putchar(d->line[i] >= 0x20 && d->line[i] < 0x7f ? d->line[i] : '.');
-	fputs("<\n", stdout);
+		text[n++] = d->line[i] >= 0x20 && d->line[i] < 0x7f ? (char)d->line[i] : '.';
+	text[n++] = '<';
+	text[n++] = '\n';
+	out_put(text, n);
 	d->offset += d->have;
 	d->have = 0;
 }
@@ -71,12 +104,22 @@ dump(struct dumper *d, const unsigned char *buf, size_t len)
 	}
 }
 
+/* The last line: the offset after the last byte; or, with -c, the count. */
+static void
+put_number(uint64_t value, const char *format)
+{
+	char text[32];
+	int n = snprintf(text, sizeof(text), format, (unsigned long long)value);
+
+	out_put(text, (size_t)n);
+}
+
 static void
 dump_end(struct dumper *d)
 {
 	if (d->have > 0)
 		dump_line(d);
-	printf("%07llu\n", (unsigned long long)d->offset);
+	put_number(d->offset, "%07llu\n");
 }
 
 /* read(2) for a standard input that is not a pipe. */
@@ -146,10 +189,17 @@ main(int argc, char *argv[])
 	if (optind < argc)
 		usage_error("extra operand '%s'", argv[optind]);
 
-	in_pipe = fd_is_pipe(STDIN_FILENO);
+	/*
+	 * vmsplice(2) reads a pipe only through a read-only descriptor: on one
+	 * opened for writing too (a FIFO opened with <>) it would write our
+	 * buffer into the pipe instead.
+	 */
+	in_pipe = fd_is_pipe(STDIN_FILENO) &&
+	    (fcntl(STDIN_FILENO, F_GETFL) & O_ACCMODE) == O_RDONLY;
 	if (!in_pipe && common.strict) {
-		warn_msg("standard input: not a pipe, vmsplice(2) needs one"
-		    " (--strict: no fallback to read)");
+		warn_msg("standard input: %s, vmsplice(2) needs a read-only pipe"
+		    " (--strict: no fallback to read)", fd_is_pipe(STDIN_FILENO) ?
+		    "a pipe open for writing too" : "not a pipe");
 		return EXIT_ERROR;
 	}
 	/* Only on request: the pipe belongs to the writer, which sized it. */
@@ -196,12 +246,15 @@ main(int argc, char *argv[])
 	if (dumping && rval == 0)
 		dump_end(&dumper);
 	if (counting)
-		printf("%llu\n", (unsigned long long)total);
+		put_number(total, "%llu\n");
+	out_flush();
+	if (out_failed)
+		rval = EXIT_ERROR;
 	if (verify && rval == 0 && common.verbose)
 		warn_msg("%llu bytes match pattern %s", (unsigned long long)total,
 		    pattern_label(&pattern));
 	report_totals();
-	if (fflush(stdout) != 0 || (close(STDOUT_FILENO) < 0 && errno != EBADF)) {
+	if (!out_failed && close(STDOUT_FILENO) < 0 && errno != EBADF) {
 		warn_errno("standard output");
 		rval = EXIT_ERROR;
 	}

@@ -333,7 +333,9 @@ main(int argc, char *argv[])
 	if (optind < argc)
 		usage_error("extra operand '%s'", argv[optind]);
 
-	to_pipe = fd_is_pipe(STDOUT_FILENO);
+	/* On a read-only descriptor vmsplice(2) would read the pipe instead. */
+	to_pipe = fd_is_pipe(STDOUT_FILENO) &&
+	    (fcntl(STDOUT_FILENO, F_GETFL) & O_ACCMODE) != O_RDONLY;
 	if (to_pipe) {
 		long cap = pipe_grow(STDOUT_FILENO);
 

@@ -421,4 +421,24 @@ t_help_version() {
   done
 }
 
+tcase t_touser_nonblocking_stdout "vmsplice-touser -d into an O_NONBLOCK stdout pipe: the whole dump, as od"
+t_touser_nonblocking_stdout() {
+  nb=$(helper set-nonblock)
+  vmsplice -s 1M -p ramp > data
+  od -A d -t x1z -v < data > ref
+  { vmsplice -s 1M -p ramp | "$nb" 1 -- vmsplice-touser -d && echo 0 > st || echo $? > st; } |
+    { sleep 1; cat; } > out
+  status 0 "$(cat st)" "vmsplice-touser -d to a non-blocking pipe"
+  same ref out
+}
+
+tcase t_touser_rdwr_fifo "vmsplice-touser on a FIFO opened read-write: never vmsplices into it"
+t_touser_rdwr_fifo() {
+  mkfifo ff
+  # vmsplice(2) on a writable pipe descriptor would write, not read.
+  run_status st timeout 5 vmsplice-touser --strict -c <> ff 2> err
+  status 1 "$(cat st)" "vmsplice-touser --strict <> fifo"
+  mentions err "a pipe open for writing too"
+}
+
 run_area "$@"
