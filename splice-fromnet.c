@@ -130,8 +130,8 @@ main(int argc, char *argv[])
 		usage_error("missing PORT");
 	if (argc - optind > 1)
 		usage_error("extra operand '%s'", argv[optind + 1]);
-	if (argv[optind][0] == '\0')
-		usage_error("empty PORT");
+	if (!port_valid(argv[optind], true))
+		usage_error("invalid PORT '%s' (0 to 65535, or a service name)", argv[optind]);
 
 	if (fcntl(STDOUT_FILENO, F_GETFD) < 0) {
 		warn_errno("standard output");

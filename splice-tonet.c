@@ -67,6 +67,8 @@ main(int argc, char *argv[])
 		usage_error("extra operand '%s'", argv[optind + 2]);
 	host = argv[optind];
 	port = argv[optind + 1];
+	if (!port_valid(port, false))
+		usage_error("invalid PORT '%s' (1 to 65535, or a service name)", port);
 	snprintf(peer, sizeof(peer), "%s %s", host, port);
 
 	if (fcntl(STDIN_FILENO, F_GETFD) < 0) {

@@ -939,7 +939,7 @@ tcp_split(char *spec, char **host, char **port)
 		*close_bracket = '\0';
 		*host = spec + 1;
 		*port = close_bracket + 2;
-		return 0;
+		return port_valid(*port, false) ? 0 : -1;
 	}
 	colon = strchr(spec, ':');
 	/* "::1:9000" is ambiguous: IPv6 needs brackets. */
@@ -948,7 +948,21 @@ tcp_split(char *spec, char **host, char **port)
 	*colon = '\0';
 	*host = spec;
 	*port = colon + 1;
-	return 0;
+	return port_valid(*port, false) ? 0 : -1;
+}
+
+bool
+port_valid(const char *port, bool allow_zero)
+{
+	unsigned long value = 0;
+	const char *p;
+
+	if (*port == '\0')
+		return false;
+	for (p = port; *p >= '0' && *p <= '9'; p++)
+		if ((value = value * 10 + (unsigned long)(*p - '0')) > 65535)
+			return false;
+	return *p != '\0' || value > 0 || allow_zero;
 }
 
 int

@@ -213,6 +213,11 @@ int tcp_accept(int listen_fd, double timeout_secs, struct tcp_name *peer);
  */
 int tcp_split(char *spec, char **host, char **port);
 /*
+ * A numeric port must be 0 (where allow_zero) to 65535: getaddrinfo() would
+ * wrap 70000 to 4464.  A service name ("http") is left to getaddrinfo().
+ */
+bool port_valid(const char *port, bool allow_zero);
+/*
  * The sender's end of a stream, as nc -N does it: shutdown(SHUT_WR) so the
  * peer sees EOF, then read (and drop) until the peer closes, so that the
  * caller knows the bytes arrived.  Returns 0, or -1 with errno (ECONNRESET:

@@ -572,4 +572,20 @@ t_usage() {
   splice-tonet --help | grep -q -- --retry || fail "splice-tonet --help lacks --retry"
 }
 
+tcase t_port_range "ports past 65535 (which getaddrinfo would wrap) are usage errors, exit 2"
+t_port_range() {
+  for port in 65536 70000 99999999999; do
+    run_status st splice-fromnet -b 127.0.0.1 "$port" < /dev/null > /dev/null 2> err
+    status 2 "$(cat st)" "splice-fromnet $port"
+    mentions err "invalid PORT '$port'"
+    run_status st splice-tonet 127.0.0.1 "$port" < /dev/null 2> err
+    status 2 "$(cat st)" "splice-tonet 127.0.0.1 $port"
+    mentions err "invalid PORT '$port'"
+    run_status st splice-tee -n "127.0.0.1:$port" < /dev/null > /dev/null 2> err
+    status 2 "$(cat st)" "splice-tee -n 127.0.0.1:$port"
+  done
+  run_status st splice-tonet 127.0.0.1 0 < /dev/null 2> err
+  status 2 "$(cat st)" "splice-tonet to port 0"
+}
+
 run_area "$@"
