@@ -36,14 +36,29 @@ set_progname(char *argv[])
 	clock_gettime(CLOCK_MONOTONIC, &start_time);
 }
 
+/* One write(2) per message: tools sharing a stderr do not interleave lines. */
 static void
 vmessage(int errnum, const char *fmt, va_list ap)
 {
-	fprintf(stderr, "%s: ", progname);
-	vfprintf(stderr, fmt, ap);
-	if (errnum)
-		fprintf(stderr, ": %s", strerror(errnum));
-	fputc('\n', stderr);
+	char line[1024];
+	size_t n = (size_t)snprintf(line, sizeof(line), "%s: ", progname);
+	int more;
+
+	if (n < sizeof(line)) {
+		more = vsnprintf(line + n, sizeof(line) - n, fmt, ap);
+		n += more > 0 ? (size_t)more : 0;
+	}
+	if (errnum && n < sizeof(line)) {
+		more = snprintf(line + n, sizeof(line) - n, ": %s", strerror(errnum));
+		n += more > 0 ? (size_t)more : 0;
+	}
+	if (n > sizeof(line) - 2)
+		n = sizeof(line) - 2;
+	line[n++] = '\n';
+	(void)fflush(stderr);
+	if (write(STDERR_FILENO, line, n) < 0) {
+		/* stderr is gone: nowhere left to say so. */
+	}
 }
 
 void
@@ -259,6 +274,9 @@ pipe_grow(int fd)
 	 * shrinking below what is queued: ask for less until the kernel
 	 * agrees, and keep what it grants.
 	 */
+	/* The kernel rounds up to a page anyway; less would skip the loop. */
+	if (want < 4096)
+		want = 4096;
 	while (want >= 4096 && (got = fcntl(fd, F_SETPIPE_SZ, (int)want)) < 0 &&
 	    (errno == EPERM || errno == ENOMEM) && want > have)
 		want /= 2;

@@ -246,6 +246,10 @@ t_options() {
   splice-cat --pipe-size 4096 -v f 2> err | cat > o5
   same f o5
   mentions err "pipe capacity: 4096 bytes (1 pages)"
+  # Below a page: the kernel's smallest pipe, not the default one.
+  splice-cat --pipe-size 100 -v f 2> err | cat > o7
+  same f o7
+  mentions err "pipe capacity: 4096 bytes (1 pages)"
 }
 
 tcase t_usage_errors "bad options and sizes: exit 2, the option named, a hint"
