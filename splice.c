@@ -361,11 +361,30 @@ print_progress(char end)
 	progress_shown = true;
 }
 
+static bool input_counted;	/* see account_input() */
+
+static void progress_tick(void);
+
 void
 account(enum xfer_method m, uint64_t n)
 {
 	method_bytes[m] += n;
+	if (!input_counted)
+		total_bytes += n;
+	progress_tick();
+}
+
+void
+account_input(uint64_t n)
+{
+	input_counted = true;
 	total_bytes += n;
+	progress_tick();
+}
+
+static void
+progress_tick(void)
+{
 	if (common.progress) {
 		double now = elapsed_seconds();
 
@@ -1545,6 +1564,7 @@ tee_fd(struct tee_job *t)
 
 	t->taken = 0;
 	t->err = 0;
+	account_input(0);
 	t->call = NULL;
 	t->side = SIDE_NONE;
 	t->refused = false;
@@ -1620,6 +1640,7 @@ tee_fd(struct tee_job *t)
 		if (n == 0)
 			break;
 		t->taken += (uint64_t)n;
+		account_input((uint64_t)n);
 		if (!in_pipe)
 			queued -= (size_t)n;
 	}

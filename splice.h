@@ -164,6 +164,12 @@ int write_all(int fd, const void *buf, size_t len);
 
 /* Counts n bytes moved by method m; prints --progress when a second passed. */
 void account(enum xfer_method m, uint64_t n);
+/*
+ * For a tool that copies its input to several outputs: --progress then
+ * counts bytes taken from the input (n of them now), not the sum of every
+ * output's; account() still counts each method for -v.
+ */
+void account_input(uint64_t n);
 /* Name of a method, as -v and --strict messages print it. */
 const char *method_name(enum xfer_method m);
 /*

@@ -418,6 +418,17 @@ t_options() {
   cat in | splice-tee --progress f1 2> err | cat > out
   all_same in out f1
   mentions err "bytes .* copied"
+  # The count is of input bytes, however many outputs take each one.
+  for stdin in pipe file; do
+    if [ $stdin = pipe ]; then
+      cat in | splice-tee --progress f1 f2 2> err | cat > out
+    else
+      splice-tee --progress f1 f2 < in 2> err | cat > out
+    fi
+    all_same in out f1 f2
+    tr '\r' '\n' < err | tail -n 1 | grep -q '^5242881 bytes ' ||
+      fail "stdin a $stdin: last status line is not 5242881 bytes: $(tr '\r' '\n' < err | tail -n 1)"
+  done
   cat in | splice-tee --pipe-size 4096 -v f1 2> err | cat > out
   all_same in out f1
   mentions err "pipe capacity: 4096 bytes (1 pages)"
