@@ -546,10 +546,13 @@ by_splice(struct xfer *x, bool in_pipe, bool out_pipe)
 			return fail(x, SIDE_NONE, "splice", errno), REFUSED;
 		/*
 		 * splice(2) does not say which side failed.  A pipe fails
-		 * only by losing its reader; otherwise blame the other side.
+		 * only by losing its reader; otherwise blame the other side,
+		 * and name both when both are pipes.
 		 */
 		if (output_error(errno) || (in_pipe && !out_pipe))
 			return fail(x, SIDE_OUTPUT, "splice", errno);
+		if (in_pipe && out_pipe)
+			return fail(x, SIDE_NONE, "splice", errno);
 		return fail(x, SIDE_INPUT, "splice", errno);
 	}
 	return DONE;
@@ -584,7 +587,8 @@ by_copy_range(struct xfer *x)
 		/* EBADF: an O_APPEND output, which splice refuses too. */
 		if (x->moved == 0 && (refusal(errno) || errno == EBADF))
 			return fail(x, SIDE_NONE, "copy_file_range", errno), REFUSED;
-		return fail(x, output_error(errno) ? SIDE_OUTPUT : SIDE_INPUT,
+		/* Two files: only a full or closed output says which side it was. */
+		return fail(x, output_error(errno) ? SIDE_OUTPUT : SIDE_NONE,
 		    "copy_file_range", errno);
 	}
 	return DONE;

@@ -46,15 +46,21 @@ t_einval_first_splice() {
   same f out
 }
 
-tcase t_einval_mid_splice "EINVAL after bytes moved: an error naming the output, exit 1, not silence"
+tcase t_einval_mid_splice "EINVAL after bytes moved: an error, not a fallback, exit 1, not silence"
 t_einval_mid_splice() {
   need strace
   random_file f 5000000
+  # file -> pipe: a pipe fails only by losing its reader, so the file is named.
   { inject splice EINVAL 3 splice-cat --chunk 64K f 2> err && echo 0 > st || echo $? > st; } |
     cat > out
   status 1 "$(cat st)" "splice-cat with EINVAL mid-stream"
-  mentions err "Invalid argument"
+  mentions err "splice-cat: f: Invalid argument"
   [ "$(wc -c < out)" -lt 5000000 ] || fail "all bytes arrived, yet an error was injected"
+  # pipe -> pipe: either could have failed; both are named.
+  { cat f | inject splice EINVAL 3 splice-cat --chunk 64K 2> err2 && echo 0 > st ||
+    echo $? > st; } | cat > out2
+  status 1 "$(cat st)" "pipe to pipe with EINVAL mid-stream"
+  mentions err2 "standard input -> standard output: splice: Invalid argument"
 }
 
 tcase t_eio_input "EIO from the input mid-stream: reported against the input, exit 1"
@@ -62,7 +68,9 @@ t_eio_input() {
   need strace
   random_file f 5000000
   random_file g 1000
-  inject splice EIO 3 splice-cat --chunk 64K f g 2> err | cat > out && :
+  { inject splice EIO 3 splice-cat --chunk 64K f g 2> err && echo 0 > st || echo $? > st; } |
+    cat > out
+  status 1 "$(cat st)" "splice-cat with EIO from f"
   mentions err "splice-cat: f: Input/output error"
   # The next operand is still copied, as cat does after a read error.
   tail -c 1000 out > tail
