@@ -46,10 +46,14 @@ BINDIR=$(cd "$BINDIR" 2>/dev/null && pwd) || { echo "run.sh: no such directory: 
 [ -n "$HELPERS" ] || HELPERS=$BINDIR/tests
 # Cases run in temp dirs: keep every path absolute.
 HELPERS=$(cd "$HELPERS" 2>/dev/null && pwd) || HELPERS=$BINDIR/tests
-if [ ! -x "$BINDIR/splice-cat" ]; then
-  echo "run.sh: $BINDIR/splice-cat not found; build first (meson setup build && ninja -C build)" >&2
-  exit 2
-fi
+# Every tool of the suite, from BINDIR: none may be missing or come from PATH.
+for tool in splice-cat splice-tee vmsplice vmsplice-touser splice-fromnet splice-tonet \
+  splice-bench; do
+  if [ ! -x "$BINDIR/$tool" ]; then
+    echo "run.sh: $BINDIR/$tool not found; build first (meson setup build && ninja -C build)" >&2
+    exit 2
+  fi
+done
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/splice-tests.XXXXXX") || exit 1
 # Readable by all: a case may run a tool as another user.
