@@ -1,16 +1,25 @@
 /*
  * splice.c: the one place where splice-tools move bytes.  See splice.h.
  */
+#include <arpa/inet.h>
+#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <math.h>
+#include <netdb.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/sendfile.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -512,9 +521,15 @@ by_read_write(struct xfer *x)
 	return DONE;
 }
 
-/* One side is a pipe: splice(2) straight across. */
+/*
+ * One side is a pipe: splice(2) straight across.  With more_when_full (pipe
+ * to socket): within one call the kernel already sends every buffer but the
+ * last with MSG_MORE; SPLICE_F_MORE covers the last one too, but only when
+ * the pipe is full: a writer that pauses must not leave its last bytes
+ * corked in the socket.
+ */
 static int
-by_splice(struct xfer *x, bool in_pipe, bool out_pipe)
+by_splice(struct xfer *x, bool in_pipe, bool out_pipe, bool more_when_full)
 {
 	/*
 	 * A call moves at most what the pipe holds or has room for, so ask
@@ -522,10 +537,17 @@ by_splice(struct xfer *x, bool in_pipe, bool out_pipe)
 	 * after us, a reader with --pipe-size).
 	 */
 	const size_t chunk = 1 << 30;
+	long cap = more_when_full ? pipe_capacity(x->in) : 0;
 
 	while (left(x) > 0) {
-		ssize_t n = splice(x->in, NULL, x->out, NULL, call_bytes(x, chunk),
-		    x->flags);
+		unsigned int flags = x->flags;
+		int queued = 0;
+		ssize_t n;
+
+		if (more_when_full && ioctl(x->in, FIONREAD, &queued) == 0 && cap > 0 &&
+		    queued >= cap && left(x) > (uint64_t)queued)
+			flags |= SPLICE_F_MORE;
+		n = splice(x->in, NULL, x->out, NULL, call_bytes(x, chunk), flags);
 
 		if (n > 0) {
 			x->moved += (uint64_t)n;
@@ -706,7 +728,7 @@ move_fd(struct xfer *x)
 	x->call = NULL;
 	x->refused = false;
 	if (in_pipe || out_pipe)
-		r = by_splice(x, in_pipe, out_pipe);
+		r = by_splice(x, in_pipe, out_pipe, false);
 	else {
 		r = REFUSED;
 		if (fd_is_regular(x->in) && fd_is_regular(x->out))
@@ -747,13 +769,6 @@ xfer_warn(const struct xfer *x, const char *in_name, const char *out_name)
 }
 
 /* ---- TCP: splice-fromnet, splice-tonet, splice-tee --net ---------------- */
-
-#include <netdb.h>
-#include <netinet/in.h>
-#include <arpa/inet.h>
-#include <sys/ioctl.h>
-#include <sys/sendfile.h>
-#include <sys/socket.h>
 
 static void
 tcp_name_of(const struct sockaddr *sa, struct tcp_name *name)
@@ -1070,49 +1085,6 @@ by_sendfile(struct xfer *x)
 	return DONE;
 }
 
-/*
- * Pipe to socket.  Within one call the kernel already sends every buffer
- * but the last with MSG_MORE; SPLICE_F_MORE covers the last one too, but
- * only when the pipe is full: a writer that pauses must not leave its last
- * bytes corked in our socket.
- */
-static int
-by_splice_to_socket(struct xfer *x)
-{
-	long cap = pipe_capacity(x->in);
-	size_t chunk = cap > 0 ? (size_t)cap : 65536;
-
-	while (left(x) > 0) {
-		unsigned int flags = x->flags;
-		int queued = 0;
-		ssize_t n;
-
-		if (ioctl(x->in, FIONREAD, &queued) == 0 && (size_t)queued >= chunk &&
-		    left(x) > chunk)
-			flags |= SPLICE_F_MORE;
-		n = splice(x->in, NULL, x->out, NULL, call_bytes(x, chunk), flags);
-		if (n > 0) {
-			x->moved += (uint64_t)n;
-			account(M_SPLICE, (uint64_t)n);
-			continue;
-		}
-		if (n == 0)
-			break;
-		if (errno == EINTR)
-			continue;
-		if (errno == EAGAIN) {
-			if (wait_fd(x->in, POLLIN) < 0 || wait_fd(x->out, POLLOUT) < 0)
-				return fail(x, SIDE_NONE, "poll", errno);
-			continue;
-		}
-		if (x->moved == 0 && refusal(errno))
-			return fail(x, SIDE_NONE, "splice", errno), REFUSED;
-		/* A pipe fails only by losing its reader: blame the socket. */
-		return fail(x, SIDE_OUTPUT, "splice", errno);
-	}
-	return DONE;
-}
-
 int
 move_to_socket(struct xfer *x)
 {
@@ -1126,7 +1098,7 @@ move_to_socket(struct xfer *x)
 	if (fd_is_regular(x->in))
 		r = by_sendfile(x);
 	else if (fd_is_pipe(x->in))
-		r = by_splice_to_socket(x);
+		r = by_splice(x, true, false, true);
 	else
 		return move_fd(x);
 	if (r != REFUSED)
@@ -1660,8 +1632,6 @@ out:
 
 /* ---- seconds: --retry, --timeout ----------------------------------------- */
 
-#include <math.h>
-
 double
 option_seconds(const char *opt, const char *arg)
 {
@@ -1677,9 +1647,6 @@ option_seconds(const char *opt, const char *arg)
 }
 
 /* ---- patterns and vmsplice: vmsplice, vmsplice-touser ------------------- */
-
-#include <endian.h>
-#include <sys/uio.h>
 
 void
 pattern_parse(const char *opt, const char *arg, struct pattern *p)
