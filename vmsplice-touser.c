@@ -86,7 +86,7 @@ dump_line(struct dumper *d)
 	}
 	n += (size_t)snprintf(text + n, sizeof(text) - n, "  >");
 	for (size_t i = 0; i < d->have; i++)
-		text[n++] = d->line[i] >= 0x20 && d->line[i] < 0x7f ? (char)d->line[i] : '.';
+		text[n++] = (char)(d->line[i] >= 0x20 && d->line[i] < 0x7f ? d->line[i] : '.');
 	text[n++] = '<';
 	text[n++] = '\n';
 	out_put(text, n);
