@@ -184,4 +184,93 @@ t_bad_sizes() {
   done
 }
 
+# ---- the other tools: tee(2), vmsplice(2), and the network paths ----------
+
+# seq_count FILE: what `vmsplice-touser --verify seq -c` printed must be 8 MiB.
+seq_count() {
+  [ "$(cat "$1")" = 8388608 ] || fail "verified $(cat "$1") bytes, expected 8388608"
+}
+
+tcase t_vmsplice_eintr_eagain "vmsplice and vmsplice-touser: EINTR and EAGAIN in the 3rd vmsplice: exact"
+t_vmsplice_eintr_eagain() {
+  need strace
+  for err in EINTR EAGAIN; do
+    { inject vmsplice "$err" 3 vmsplice -p seq -s 8M && echo 0 > st || echo $? > st; } |
+      vmsplice-touser --verify seq -c > n || fail "verify after $err in vmsplice"
+    status 0 "$(cat st)" "vmsplice with $err"
+    seq_count n
+    vmsplice -p seq -s 8M | inject vmsplice "$err" 3 vmsplice-touser -s 64K --verify seq -c > n ||
+      fail "vmsplice-touser with $err"
+    seq_count n
+  done
+}
+
+tcase t_vmsplice_refused "vmsplice: ENOSYS or EINVAL from vmsplice(2): a clear error, exit 1"
+t_vmsplice_refused() {
+  need strace
+  for err in ENOSYS EINVAL; do
+    for when in 1 3; do
+      { inject vmsplice "$err" "$when" vmsplice -p seq -s 8M 2> err && echo 0 > st ||
+        echo $? > st; } | cat > out
+      status 1 "$(cat st)" "vmsplice with $err in call $when"
+      mentions err "vmsplice: standard output: vmsplice: "
+      [ "$(wc -c < out)" -lt 8388608 ] || fail "every byte arrived, yet vmsplice failed"
+    done
+  done
+}
+
+tcase t_touser_refused "vmsplice-touser: ENOSYS from vmsplice(2): a clear error, exit 1, not a short pass"
+t_touser_refused() {
+  need strace
+  vmsplice -p seq -s 8M |
+    { inject vmsplice ENOSYS 3 vmsplice-touser -s 64K --verify seq -c > n 2> err &&
+      echo 0 > st || echo $? > st; }
+  status 1 "$(cat st)" "vmsplice-touser with ENOSYS"
+  mentions err "vmsplice-touser: standard input: Function not implemented"
+}
+
+tcase t_tee_eintr_eagain "splice-tee: EINTR and EAGAIN in the 3rd tee and splice: every output exact"
+t_tee_eintr_eagain() {
+  need strace
+  random_file in 6000000
+  for sys in tee splice; do
+    for err in EINTR EAGAIN; do
+      { cat in | inject "$sys" "$err" 3 splice-tee f1 f2 && echo 0 > st || echo $? > st; } |
+        cat > out
+      status 0 "$(cat st)" "splice-tee with $err in $sys"
+      same in out
+      same in f1
+      same in f2
+    done
+  done
+}
+
+tcase t_tee_einval_mid "splice-tee: EINVAL from tee(2) after bytes moved: an error, exit 1"
+t_tee_einval_mid() {
+  need strace
+  random_file in 6000000
+  { cat in | inject tee EINVAL 3 splice-tee f1 2> err && echo 0 > st || echo $? > st; } |
+    cat > out
+  status 1 "$(cat st)" "splice-tee with EINVAL mid-stream"
+  mentions err "splice-tee: tee: Invalid argument"
+}
+
+tcase t_net_eintr "splice-tonet and splice-fromnet: EINTR in the 3rd splice: exact"
+t_net_eintr() {
+  need strace
+  random_file in 6000000
+  inject splice EINTR 3 splice-fromnet -b 127.0.0.1 0 2> ferr | cat > out &
+  rpid=$!
+  i=0
+  until port=$(sed -n 's/.*listening on 127.0.0.1 port \([0-9]*\).*/\1/p' ferr) &&
+    [ -n "$port" ]; do
+    i=$((i + 1))
+    [ $i -lt 100 ] || { kill "$rpid"; fail "no listening line"; }
+    sleep 0.1
+  done
+  cat in | inject splice EINTR 3 splice-tonet 127.0.0.1 "$port" || fail "splice-tonet"
+  wait "$rpid" || fail "splice-fromnet"
+  same in out
+}
+
 run_area "$@"
