@@ -177,10 +177,22 @@ t_bad_sizes() {
     mentions err "chunk"
     [ ! -s out ] || fail "--chunk '$bad' copied bytes"
   done
-  for bad in 0 -1 1Q 18446744073709551616 4G; do
-    run_status st splice-cat --pipe-size "$bad" f > out 2> err
-    status 2 "$(cat st)" "--pipe-size '$bad'"
-    mentions err "pipe-size"
+  for tool in splice-cat splice-tee vmsplice vmsplice-touser splice-fromnet splice-tonet \
+    splice-bench; do
+    for bad in 0 -1 1Q 18446744073709551616 4G; do
+      run_status st "$tool" --pipe-size "$bad" < /dev/null > out 2> err
+      status 2 "$(cat st)" "$tool --pipe-size '$bad'"
+      mentions err "pipe-size"
+    done
+  done
+  # Every other size option.
+  for cmd in "vmsplice -s" "vmsplice-touser -s" "splice-fromnet -s" "splice-bench -s"; do
+    for bad in -1 1e3 18446744073709551616 1Q; do
+      # shellcheck disable=SC2086
+      run_status st $cmd "$bad" < /dev/null > out 2> err
+      status 2 "$(cat st)" "$cmd '$bad'"
+      mentions err "Try '"
+    done
   done
 }
 
