@@ -2,8 +2,9 @@
 # bench/run.sh: the splice-tools benchmark suite (not run by CI).
 #
 # Builds the tools in release mode, then runs each tool against what a user
-# would run instead, in one session: for every case, the commands alternate
-# (A B C, A B C, ...) and each figure is the median of the rounds.  Prints a
+# would run instead, in one session: for every case, the commands alternate,
+# each round starting one later (A B C, B C A, C A B, ...), and each figure
+# is the median of the rounds.  Prints a
 # markdown table (GiB/s, ratios against the peers measured in the same run
 # and against this machine's pipe limit from splice-bench, the target beside
 # each ratio, CPU seconds per GiB of each process, peak RSS of each process)
@@ -292,7 +293,12 @@ run_case() {
   name=$1 bytes=$2 pre=$3 targets=$4
   round=1
   while [ "$round" -le "$RUNS" ]; do
-    for label in $CMDS; do
+    # Each round starts one command later (A B L, B L A, L A B, ...): which
+    # command runs first after the last one counts here (measured: cp run in
+    # the first slot of the copy case was 4 x slower than cp in the second).
+    order=$(echo $CMDS | awk -v r="$round" '{ for (i = 0; i < NF; i++)
+      printf "%s ", $((i + r - 1) % NF + 1) }')
+    for label in $order; do
       say "$name: round $round/$RUNS: $label"
       run_round "$name" "$label" "$round" "$pre" "$bytes"
     done
