@@ -616,6 +616,39 @@ by_copy_range(struct xfer *x)
 	return DONE;
 }
 
+/*
+ * Splices exactly n bytes, which pipe `from` holds, into `to`: EINTR
+ * retried, an inherited O_NONBLOCK waited out with poll(2), every byte
+ * added to *moved and counted under m.  Returns 0, or -1 with errno (EIO
+ * if the pipe came up short) after *moved says how far it got.
+ */
+static int
+splice_held(int from, int to, size_t n, unsigned int flags, enum xfer_method m,
+    uint64_t *moved)
+{
+	while (n > 0) {
+		ssize_t r = splice(from, NULL, to, NULL, n, flags);
+
+		if (r > 0) {
+			n -= (size_t)r;
+			*moved += (uint64_t)r;
+			account(m, (uint64_t)r);
+			continue;
+		}
+		if (r == 0)
+			errno = EIO;
+		else if (errno == EINTR)
+			continue;
+		else if (errno == EAGAIN) {
+			if (wait_fd(to, POLLOUT) < 0)
+				return -1;
+			continue;
+		}
+		return -1;
+	}
+	return 0;
+}
+
 /* Neither side is a pipe: splice in, splice out, through a pipe of ours. */
 static int internal_pipe[2] = { -1, -1 };
 static size_t internal_cap;
@@ -665,7 +698,6 @@ by_internal_pipe(struct xfer *x)
 	while (left(x) > 0) {
 		ssize_t n = splice(x->in, NULL, internal_pipe[1], NULL,
 		    call_bytes(x, internal_cap), x->flags);
-		size_t queued;
 
 		if (n == 0)
 			break;
@@ -681,36 +713,20 @@ by_internal_pipe(struct xfer *x)
 				return fail(x, SIDE_INPUT, "splice", errno), REFUSED;
 			return fail(x, SIDE_INPUT, "splice", errno);
 		}
-		queued = (size_t)n;
-		while (queued > 0) {
-			ssize_t m = splice(internal_pipe[0], NULL, x->out, NULL,
-			    queued, x->flags);
+		if (splice_held(internal_pipe[0], x->out, (size_t)n, x->flags, M_SPLICE_PIPE,
+		    &x->moved) < 0) {
+			int err = errno;
 
-			if (m > 0) {
-				queued -= (size_t)m;
-				x->moved += (uint64_t)m;
-				account(M_SPLICE_PIPE, (uint64_t)m);
-				continue;
-			}
-			if (m < 0 && errno == EINTR)
-				continue;
-			if (m < 0 && errno == EAGAIN) {
-				if (wait_fd(x->out, POLLOUT) < 0)
-					return fail(x, SIDE_OUTPUT, "poll", errno);
-				continue;
-			}
-			if (m < 0 && x->moved == 0 && refusal(errno)) {
+			if (x->moved == 0 && refusal(err)) {
 				/* Input already gave these bytes: deliver them. */
-				int err = errno;
-
-				if (internal_pipe_drain(x, queued) != DONE) {
+				if (internal_pipe_drain(x, (size_t)n) != DONE) {
 					internal_pipe_drop();
 					return FAILED;
 				}
 				return fail(x, SIDE_OUTPUT, "splice", err), REFUSED;
 			}
 			internal_pipe_drop();
-			return fail(x, SIDE_OUTPUT, "splice", m < 0 ? errno : EIO);
+			return fail(x, SIDE_OUTPUT, "splice", err);
 		}
 	}
 	return DONE;
@@ -1160,6 +1176,7 @@ tee_deliver(int from, struct tee_out *o, size_t n, enum xfer_method m,
     unsigned int flags)
 {
 	while (n > 0) {
+		uint64_t before;
 		ssize_t r;
 		int err;
 
@@ -1188,23 +1205,12 @@ tee_deliver(int from, struct tee_out *o, size_t n, enum xfer_method m,
 			account(M_READ_WRITE, (uint64_t)r);
 			continue;
 		}
-		r = splice(from, NULL, o->fd, NULL, n, flags);
-		if (r > 0) {
-			n -= (size_t)r;
-			o->moved += (uint64_t)r;
-			account(m, (uint64_t)r);
-			continue;
-		}
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0 && errno == EAGAIN) {
-			/* An inherited O_NONBLOCK output; `from` holds the bytes. */
-			if (wait_fd(o->fd, POLLOUT) < 0)
-				return TEE_SRC_FAILED;
-			continue;
-		}
-		err = r < 0 ? errno : EIO;
-		if (r < 0 && o->moved == 0 && refusal(err)) {
+		before = o->moved;
+		if (splice_held(from, o->fd, n, flags, m, &o->moved) == 0)
+			break;
+		err = errno;
+		n -= (size_t)(o->moved - before);
+		if (o->moved == 0 && refusal(err)) {
 			if (!common.strict) {
 				if (common.verbose > 1)
 					warn_msg("%s: splice refused (%s), using read/write",
