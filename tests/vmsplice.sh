@@ -424,7 +424,7 @@ t_help_version() {
 tcase t_touser_nonblocking_stdout "vmsplice-touser -d into an O_NONBLOCK stdout pipe: the whole dump, as od"
 t_touser_nonblocking_stdout() {
   nb=$(helper set-nonblock)
-  vmsplice -s 1M -p ramp > data
+  vmsplice -s 1M -p ramp | cat > data
   od -A d -t x1z -v < data > ref
   { vmsplice -s 1M -p ramp | "$nb" 1 -- vmsplice-touser -d && echo 0 > st || echo $? > st; } |
     { sleep 1; cat; } > out
