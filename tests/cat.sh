@@ -241,7 +241,7 @@ t_options() {
   same f o4
   mentions err "1048583 bytes"
   # On a long transfer, a status line about once a second.
-  for i in 1 2 3 4 5 6; do cat f; sleep 0.5; done | splice-cat --progress > o6 2> err
+  for _ in 1 2 3 4 5 6; do cat f; sleep 0.5; done | splice-cat --progress > o6 2> err
   [ "$(tr '\r' '\n' < err | grep -c 'bytes .* copied')" -ge 3 ] || fail "too few status lines"
   splice-cat --pipe-size 4096 -v f 2> err | cat > o5
   same f o5

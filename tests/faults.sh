@@ -73,8 +73,8 @@ t_eio_input() {
   status 1 "$(cat st)" "splice-cat with EIO from f"
   mentions err "splice-cat: f: Input/output error"
   # The next operand is still copied, as cat does after a read error.
-  tail -c 1000 out > tail
-  same g tail
+  tail -c 1000 out > last
+  same g last
 }
 
 tcase t_enospc_output "ENOSPC from the output (file) mid-stream: reported against the output"

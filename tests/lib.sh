@@ -1,3 +1,4 @@
+# shellcheck shell=sh
 # Sourced by every area script.  An area script defines its cases as shell
 # functions, names each with `tcase FUNCTION "what it checks"`, and ends with
 # `run_area "$@"`.  tests/run.sh runs `sh AREA.sh list` to learn the cases and

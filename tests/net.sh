@@ -10,6 +10,7 @@
 BG=
 cleanup() {
   for p in $BG; do
+    # shellcheck disable=SC2046 # one pid per word
     kill "$p" $(cat "/proc/$p/task/$p/children" 2> /dev/null) 2> /dev/null || :
   done
 }

@@ -351,7 +351,7 @@ t_slow_reader() {
   cat o > out2 &
   { echo first; sleep 6; echo second; } | splice-tee f1 > o &
   # Polled, for slow runs (valgrind): well before the second line is due.
-  for i in 1 2 3 4 5 6 7 8 9 10; do
+  for _ in 1 2 3 4 5 6 7 8 9 10; do
     [ "$(cat out2)" = first ] && break
     sleep 0.5
   done
