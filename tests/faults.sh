@@ -4,10 +4,6 @@
 # silent short output.  strace injects syscall errors where it is installed.
 . "${TESTS:?run me through tests/run.sh}/lib.sh"
 
-have() {
-  command -v "$1" > /dev/null 2>&1
-}
-
 # inject SYSCALL ERROR WHEN CMD...: runs CMD with the error injected into
 # the WHEN-th call of SYSCALL (WHEN like 1, 3 or 3+), stdout kept.
 inject() {
