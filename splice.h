@@ -1,7 +1,22 @@
 /*
- * splice.h: what the splice-tools share.  Every byte a tool moves goes
- * through move_fd(); every tool parses the same sizes and the same common
- * options the same way.
+ * splice.h: what the splice-tools share, the one header a tool includes.
+ * Every byte a tool moves goes through move_fd(), move_to_socket(), tee_fd()
+ * or vmsplice_all(); every tool parses the same sizes and options the same
+ * way.  Each section names the file of lib/ that implements it; lib/ is built
+ * once as a static library, so a tool links only the files it calls into.
+ *
+ * Who calls whom inside lib/ (no cycles):
+ *
+ *   msg.c       <- everything (messages, exit status)
+ *   account.c   <- msg.c: the clock, bytes per method, -v totals, --progress
+ *   options.c   -> msg.c
+ *   fd.c        -> msg.c (pipe capacity notes)
+ *   move.c      -> fd.c, account.c, msg.c
+ *   move_socket.c -> move.c
+ *   tee.c       -> move.c (splice_held, err_is_refusal), fd.c, account.c
+ *   tcp.c       -> fd.c, account.c (the clock), msg.c
+ *   pattern.c   -> msg.c
+ *   vmsplice_io.c -> fd.c, account.c
  */
 #ifndef SPLICE_TOOLS_SPLICE_H
 #define SPLICE_TOOLS_SPLICE_H
@@ -27,7 +42,7 @@ enum {
 /* Pipe capacity a tool asks for when the user says nothing (DESIGN.md). */
 #define DEFAULT_PIPE_BYTES (1024L * 1024)
 
-/* ---- messages ---------------------------------------------------------- */
+/* ---- messages: lib/msg.c ------------------------------------------------- */
 
 extern const char *progname;
 
@@ -42,7 +57,7 @@ noreturn void usage_error(const char *fmt, ...) __attribute__((format(printf, 1,
 /* "prog (splice-tools) X.Y.Z" on stdout, exit 0. */
 noreturn void print_version(void);
 
-/* ---- sizes ------------------------------------------------------------- */
+/* ---- sizes: lib/options.c ----------------------------------------------- */
 
 /*
  * Parses "123", "4K", "4KiB", "4KB", "1.5M" is rejected (no fractions).
@@ -53,7 +68,7 @@ int parse_size(const char *s, uint64_t *bytes);
 /* parse_size() for option OPT; a bad value is a usage error naming OPT. */
 uint64_t option_size(const char *opt, const char *arg);
 
-/* ---- the options every tool takes ---------------------------------------- */
+/* ---- the options every tool takes: lib/options.c ------------------------- */
 
 struct common_opts {
 	int verbose;		/* -v: methods, bytes, rate on stderr */
@@ -97,7 +112,7 @@ enum {
  */
 bool common_option(int opt, const char *arg, void (*help)(void));
 
-/* ---- pipes ------------------------------------------------------------- */
+/* ---- descriptors and pipes: lib/fd.c ------------------------------------ */
 
 bool fd_is_pipe(int fd);
 bool fd_is_regular(int fd);
@@ -115,7 +130,7 @@ int pipe_open(int fds[2]);
 /* Waits with poll(2) until fd is ready for events; retries EINTR. */
 int wait_fd(int fd, short events);
 
-/* ---- moving bytes ------------------------------------------------------- */
+/* ---- moving bytes: lib/move.c (move_to_socket: lib/move_socket.c) ------- */
 
 enum xfer_method {
 	M_SPLICE,		/* splice(2), one side a pipe */
@@ -160,7 +175,7 @@ void xfer_warn(const struct xfer *x, const char *in_name, const char *out_name);
 /* Writes all of buf, waiting out EAGAIN; -1 with errno on error. */
 int write_all(int fd, const void *buf, size_t len);
 
-/* ---- accounting: -v and --progress -------------------------------------- */
+/* ---- accounting, -v and --progress: lib/account.c ----------------------- */
 
 /* Counts n bytes moved by method m; prints --progress when a second passed. */
 void account(enum xfer_method m, uint64_t n);
@@ -185,7 +200,7 @@ double elapsed_seconds(void);
  */
 void restart_rate_clock(void);
 
-/* ---- TCP: splice-fromnet, splice-tonet, splice-tee --net ---------------- */
+/* ---- TCP: lib/tcp.c ----------------------------------------------------- */
 
 /* A socket address as a script reads it: "127.0.0.1" or "::1", and a port. */
 struct tcp_name {
@@ -237,7 +252,7 @@ int tcp_finish(int fd);
  */
 int move_to_socket(struct xfer *x);
 
-/* ---- tee: one input, many outputs (splice-tee) --------------------------- */
+/* ---- tee, one input to many outputs: lib/tee.c --------------------------- */
 
 /* One output of tee_fd(). */
 struct tee_out {
@@ -288,7 +303,7 @@ struct tee_job {
  */
 int tee_fd(struct tee_job *t);
 
-/* ---- seconds: --retry, --timeout ----------------------------------------- */
+/* ---- seconds, --retry and --timeout: lib/options.c ---------------------- */
 
 /*
  * Parses a number of seconds for option OPT: "3", "0.5"; negative, NaN,
@@ -297,7 +312,7 @@ int tee_fd(struct tee_job *t);
 double option_seconds(const char *opt, const char *arg);
 
 
-/* ---- patterns and vmsplice: vmsplice, vmsplice-touser ------------------- */
+/* ---- patterns: lib/pattern.c; vmsplice: lib/vmsplice_io.c -------------- */
 
 /*
  * The byte streams vmsplice writes and vmsplice-touser checks.  Any byte
@@ -354,7 +369,7 @@ int vmsplice_all(int fd, const void *buf, size_t len, unsigned int flags, bool b
  */
 ssize_t vmsplice_read(int fd, void *buf, size_t len, bool nonblock);
 
-/* ---- standard descriptors: splice-fromnet, splice-tonet ------------------ */
+/* ---- standard descriptors: lib/fd.c ------------------------------------- */
 
 /*
  * Opens /dev/null on each of descriptors 0, 1 and 2 that is closed, so that
@@ -363,5 +378,36 @@ ssize_t vmsplice_read(int fd, void *buf, size_t len, bool nonblock);
  * Returns 0, or -1 with errno.
  */
 int std_fds_fill(void);
+
+/* ---- inside lib/: what the engines share --------------------------------- */
+
+/* An engine's method returns DONE, FAILED (x->err set) or REFUSED (try the next). */
+enum { DONE = 0, FAILED = -1, REFUSED = 1 };
+
+/* Bytes x still has to move (TO_EOF: no end). */
+uint64_t xfer_left(const struct xfer *x);
+/* The bytes to ask one call for: chunk, x->chunk and xfer_left() at most. */
+size_t xfer_call_bytes(const struct xfer *x, size_t chunk);
+/* Records err from call on side in x; returns FAILED. */
+int xfer_fail(struct xfer *x, enum xfer_side side, const char *call, int err);
+/* The kernel's "this pair can't do that", as opposed to an I/O error. */
+bool err_is_refusal(int err);
+/* Errors that only writing produces. */
+bool err_is_output(int err);
+/*
+ * splice(2) straight across, one side a pipe; with more_when_full (pipe to
+ * socket) SPLICE_F_MORE while the pipe is full.  DONE, FAILED or REFUSED.
+ */
+int splice_across(struct xfer *x, bool in_pipe, bool out_pipe, bool more_when_full);
+/*
+ * Splices exactly n bytes, which pipe `from` holds, into `to`: EINTR
+ * retried, an inherited O_NONBLOCK waited out with poll(2), every byte
+ * added to *moved and counted under m.  Returns 0, or -1 with errno (EIO
+ * if the pipe came up short) after *moved says how far it got.
+ */
+int splice_held(int from, int to, size_t n, unsigned int flags, enum xfer_method m,
+    uint64_t *moved);
+/* Starts the clock that elapsed_seconds() reads. */
+void account_clock_start(void);
 
 #endif

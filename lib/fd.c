@@ -1,0 +1,158 @@
+/*
+ * fd.c: descriptors and pipes: kinds, capacity, growth, waiting, writing, fds 0-2.  See splice.h.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "splice.h"
+
+static bool
+fd_mode_is(int fd, mode_t type)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 && (st.st_mode & S_IFMT) == type;
+}
+
+bool
+fd_is_pipe(int fd)
+{
+	return fd_mode_is(fd, S_IFIFO);
+}
+
+bool
+fd_is_regular(int fd)
+{
+	return fd_mode_is(fd, S_IFREG);
+}
+
+long
+pipe_capacity(int fd)
+{
+	return fcntl(fd, F_GETPIPE_SZ);
+}
+
+static long
+pipe_max_bytes(void)
+{
+	char text[32];
+	long max = 0;
+	FILE *f = fopen("/proc/sys/fs/pipe-max-size", "re");
+
+	if (f) {
+		if (fgets(text, sizeof(text), f))
+			max = strtol(text, NULL, 10);
+		(void)fclose(f);
+	}
+	return max > 0 ? max : DEFAULT_PIPE_BYTES;
+}
+
+long
+pipe_grow(int fd)
+{
+	long have = pipe_capacity(fd), want, got = -1;
+
+	if (have < 0)
+		return -1;
+	want = (long)common.pipe_bytes;
+	if (want == 0) {
+		/* Only grow by default: a bigger pipe someone gave us stays. */
+		want = pipe_max_bytes();
+		if (want > DEFAULT_PIPE_BYTES)
+			want = DEFAULT_PIPE_BYTES;
+		if (want <= have) {
+			if (common.verbose)
+				warn_msg("pipe capacity: %ld bytes (%ld pages)", have,
+				    have / sysconf(_SC_PAGESIZE));
+			return have;
+		}
+	}
+	/*
+	 * EPERM past pipe-max-size or pipe-user-pages-soft, EBUSY when
+	 * shrinking below what is queued: ask for less until the kernel
+	 * agrees, and keep what it grants.
+	 */
+	/* The kernel rounds up to a page anyway; less would skip the loop. */
+	if (want < 4096)
+		want = 4096;
+	while (want >= 4096 && (got = fcntl(fd, F_SETPIPE_SZ, (int)want)) < 0 &&
+	    (errno == EPERM || errno == ENOMEM) && want > have)
+		want /= 2;
+	if (got < 0)
+		got = pipe_capacity(fd);
+	if (common.verbose)
+		warn_msg("pipe capacity: %ld bytes (%ld pages)", got,
+		    got / sysconf(_SC_PAGESIZE));
+	return got;
+}
+
+int
+pipe_open(int fds[2])
+{
+	if (pipe2(fds, O_CLOEXEC) < 0)
+		return -1;
+	pipe_grow(fds[0]);
+	return 0;
+}
+
+int
+wait_fd(int fd, short events)
+{
+	struct pollfd pfd = { .fd = fd, .events = events };
+
+	while (poll(&pfd, 1, -1) < 0)
+		if (errno != EINTR)
+			return -1;
+	return 0;
+}
+
+int
+write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN) {
+				if (wait_fd(fd, POLLOUT) < 0)
+					return -1;
+				continue;
+			}
+			return -1;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+
+int
+std_fds_fill(void)
+{
+	for (int fd = 0; fd <= 2; fd++) {
+		int null_fd;
+
+		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+			continue;
+		/* The lowest free descriptor: fd itself. */
+		null_fd = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+		if (null_fd < 0)
+			return -1;
+		if (null_fd != fd) {
+			close(null_fd);
+			errno = EBADF;
+			return -1;
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,91 @@
+/*
+ * msg.c: messages: progname, warnings, usage errors, --version.  See splice.h.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "splice.h"
+
+const char *progname = "splice-tools";
+
+void
+set_progname(char *argv[])
+{
+	char *slash = argv[0] ? strrchr(argv[0], '/') : NULL;
+
+	if (slash)
+		argv[0] = slash + 1;
+	if (argv[0])
+		progname = argv[0];
+	account_clock_start();
+}
+
+/* One write(2) per message: tools sharing a stderr do not interleave lines. */
+static void
+vmessage(int errnum, const char *fmt, va_list ap)
+{
+	char line[1024];
+	size_t n = (size_t)snprintf(line, sizeof(line), "%s: ", progname);
+	int more;
+
+	if (n < sizeof(line)) {
+		more = vsnprintf(line + n, sizeof(line) - n, fmt, ap);
+		n += more > 0 ? (size_t)more : 0;
+	}
+	if (errnum && n < sizeof(line)) {
+		more = snprintf(line + n, sizeof(line) - n, ": %s", strerror(errnum));
+		n += more > 0 ? (size_t)more : 0;
+	}
+	if (n > sizeof(line) - 2)
+		n = sizeof(line) - 2;
+	line[n++] = '\n';
+	(void)fflush(stderr);
+	if (write(STDERR_FILENO, line, n) < 0) {
+		/* stderr is gone: nowhere left to say so. */
+	}
+}
+
+void
+warn_errno(const char *fmt, ...)
+{
+	int errnum = errno;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmessage(errnum, fmt, ap);
+	va_end(ap);
+	errno = errnum;
+}
+
+void
+warn_msg(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmessage(0, fmt, ap);
+	va_end(ap);
+}
+
+noreturn void
+usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmessage(0, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "Try '%s --help'.\n", progname);
+	exit(EXIT_USAGE);
+}
+
+noreturn void
+print_version(void)
+{
+	printf("%s (splice-tools) %s\n", progname, SPLICE_TOOLS_VERSION);
+	exit(fflush(stdout) == 0 ? 0 : EXIT_ERROR);
+}

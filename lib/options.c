@@ -1,0 +1,130 @@
+/*
+ * options.c: the options every tool takes, and the size and seconds parsers.  See splice.h.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "splice.h"
+
+struct common_opts common;
+
+int
+parse_size(const char *s, uint64_t *bytes)
+{
+	static const char units[] = "KMGTPE";
+	uint64_t value = 0, base = 1024, scale = 1;
+	const char *unit;
+
+	if (*s < '0' || *s > '9') {	/* also rejects "", "-1", " 1" */
+		errno = EINVAL;
+		return -1;
+	}
+	for (; *s >= '0' && *s <= '9'; s++) {
+		unsigned digit = (unsigned)(*s - '0');
+
+		if (value > (UINT64_MAX - digit) / 10) {
+			errno = ERANGE;
+			return -1;
+		}
+		value = value * 10 + digit;
+	}
+	if (*s == '\0' || strcmp(s, "B") == 0 || strcmp(s, "c") == 0) {
+		*bytes = value;
+		return 0;
+	}
+	unit = strchr(units, *s >= 'a' && *s <= 'z' ? *s - 'a' + 'A' : *s);
+	if (unit == NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	s++;
+	if (strcmp(s, "B") == 0)
+		base = 1000;
+	else if (*s != '\0' && strcmp(s, "iB") != 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	for (const char *u = units; u <= unit; u++) {
+		if (scale > UINT64_MAX / base) {
+			errno = ERANGE;
+			return -1;
+		}
+		scale *= base;
+	}
+	if (value != 0 && value > UINT64_MAX / scale) {
+		errno = ERANGE;
+		return -1;
+	}
+	*bytes = value * scale;
+	return 0;
+}
+
+uint64_t
+option_size(const char *opt, const char *arg)
+{
+	uint64_t bytes;
+
+	if (parse_size(arg, &bytes) == 0)
+		return bytes;
+	if (errno == ERANGE)
+		usage_error("%s: size too large: '%s'", opt, arg);
+	usage_error("%s: invalid size: '%s'", opt, arg);
+}
+
+/* ---- common options ---------------------------------------------------- */
+
+bool
+common_option(int opt, const char *arg, void (*help)(void))
+{
+	switch (opt) {
+	case 'v':
+		common.verbose++;
+		return true;
+	case OPT_STRICT:
+		common.strict = true;
+		return true;
+	case OPT_PROGRESS:
+		common.progress = true;
+		return true;
+	case OPT_PIPE_SIZE: {
+		uint64_t bytes = option_size("--pipe-size", arg);
+
+		/* F_SETPIPE_SZ takes an int. */
+		if (bytes == 0 || bytes > INT_MAX / 2 + 1)
+			usage_error("--pipe-size: out of range: '%s'", arg);
+		common.pipe_bytes = (size_t)bytes;
+		return true;
+	}
+	case 'h':
+		help();
+		exit(fflush(stdout) == 0 ? 0 : EXIT_ERROR);
+	case 'V':
+		print_version();
+	case '?':
+	case ':':
+		/* getopt_long() has said what was wrong. */
+		fprintf(stderr, "Try '%s --help'.\n", progname);
+		exit(EXIT_USAGE);
+	default:
+		return false;
+	}
+}
+
+double
+option_seconds(const char *opt, const char *arg)
+{
+	char *end;
+	double secs;
+
+	errno = 0;
+	secs = strtod(arg, &end);
+	if (end == arg || *end != '\0' || errno == ERANGE || !isfinite(secs) || secs < 0 ||
+	    *arg == '-' || *arg == '+' || *arg == ' ')
+		usage_error("%s: invalid number of seconds: '%s'", opt, arg);
+	return secs;
+}

@@ -1,0 +1,519 @@
+/*
+ * tee.c: the tee engine: one input, many outputs.  See splice.h.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "splice.h"
+
+/* What the read/write fallbacks copy through. */
+static char tee_buf[64 * 1024];
+
+enum { TEE_OK = 0, TEE_OUT_FAILED = -1, TEE_SRC_FAILED = -2 };
+
+/* Reads and drops the n bytes a failed output left in pipe fd. */
+static int
+tee_discard(int fd, size_t n)
+{
+	while (n > 0) {
+		ssize_t r = read(fd, tee_buf, n < sizeof(tee_buf) ? n : sizeof(tee_buf));
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 && errno == EAGAIN) {
+			if (wait_fd(fd, POLLIN) < 0)
+				return -1;
+			continue;
+		}
+		if (r <= 0) {
+			if (r == 0)
+				errno = EIO;
+			return -1;
+		}
+		n -= (size_t)r;
+	}
+	return 0;
+}
+
+static int
+tee_out_fail(struct tee_out *o, const char *call, int err)
+{
+	o->gone = true;
+	o->err = err;
+	o->call = call;
+	return TEE_OUT_FAILED;
+}
+
+/*
+ * Moves exactly n bytes, which pipe `from` holds, to o: splice(2), or
+ * read/write once the kernel refused o before its first byte.  When o
+ * fails, the rest of the n bytes is read and dropped, so that `from` is
+ * where the other outputs expect it.
+ */
+static int
+tee_deliver(int from, struct tee_out *o, size_t n, enum xfer_method m,
+    unsigned int flags)
+{
+	while (n > 0) {
+		uint64_t before;
+		ssize_t r;
+		int err;
+
+		if (o->by_copy) {
+			r = read(from, tee_buf, n < sizeof(tee_buf) ? n : sizeof(tee_buf));
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r < 0 && errno == EAGAIN) {
+				if (wait_fd(from, POLLIN) < 0)
+					return TEE_SRC_FAILED;
+				continue;
+			}
+			if (r <= 0) {
+				if (r == 0)
+					errno = EIO;
+				return TEE_SRC_FAILED;
+			}
+			n -= (size_t)r;
+			if (write_all(o->fd, tee_buf, (size_t)r) < 0) {
+				err = errno;
+				if (tee_discard(from, n) < 0)
+					return TEE_SRC_FAILED;
+				return tee_out_fail(o, "write", err);
+			}
+			o->moved += (uint64_t)r;
+			account(M_READ_WRITE, (uint64_t)r);
+			continue;
+		}
+		before = o->moved;
+		if (splice_held(from, o->fd, n, flags, m, &o->moved) == 0)
+			break;
+		err = errno;
+		n -= (size_t)(o->moved - before);
+		if (o->moved == 0 && err_is_refusal(err)) {
+			if (!common.strict) {
+				if (common.verbose > 1)
+					warn_msg("%s: splice refused (%s), using read/write",
+					    o->name, strerror(err));
+				o->by_copy = true;
+				continue;
+			}
+			o->refused = true;
+		}
+		if (tee_discard(from, n) < 0)
+			return TEE_SRC_FAILED;
+		return tee_out_fail(o, "splice", err);
+	}
+	return TEE_OK;
+}
+
+/*
+ * tee(2) of up to len bytes from pipe in to pipe out, waiting out EINTR
+ * and an inherited O_NONBLOCK.  0 at end of input.
+ */
+static ssize_t
+tee_some(int in, int out, size_t len)
+{
+	for (;;) {
+		ssize_t n = tee(in, out, len, 0);
+
+		if (n >= 0)
+			return n;
+		if (errno == EINTR)
+			continue;
+		if (errno != EAGAIN)
+			return -1;
+		if (wait_fd(in, POLLIN) < 0 || wait_fd(out, POLLOUT) < 0)
+			return -1;
+	}
+}
+
+/* The pipes of one tee_fd() call. */
+struct tee_pipes {
+	int src;		/* the input, or fill[0] */
+	int fill[2];		/* an input that is not a pipe goes in here first */
+	int q[2];		/* tee(2) into here, splice(2) out to an output */
+	long q_cap;
+	bool direct;		/* outs[0] is fed by tee(2) itself */
+	bool fill_by_read;
+	bool copy_all;		/* tee(2) refused: read once, write to each */
+};
+
+/* Records a failure of the input (or of an internal pipe) in t. */
+static int
+tee_job_fail(struct tee_job *t, enum xfer_side side, const char *call, int err)
+{
+	t->side = side;
+	t->call = call;
+	t->err = err;
+	return -1;
+}
+
+/*
+ * Fills the empty internal pipe from an input that is not a pipe: splice(2),
+ * or read(2) and write(2) once that was refused before the first byte.
+ * Returns the bytes queued, 0 at end of input, -1 recorded in t.
+ */
+static ssize_t
+tee_fill(struct tee_job *t, struct tee_pipes *p, size_t cap)
+{
+	for (;;) {
+		ssize_t n;
+
+		if (!p->fill_by_read) {
+			n = splice(t->in, NULL, p->fill[1], NULL, cap, t->flags);
+			if (n >= 0) {
+				account(M_SPLICE_PIPE, (uint64_t)n);
+				return n;
+			}
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN) {
+				if (wait_fd(t->in, POLLIN) < 0)
+					return tee_job_fail(t, SIDE_INPUT, "poll", errno);
+				continue;
+			}
+			if (t->taken > 0 || !err_is_refusal(errno))
+				return tee_job_fail(t, SIDE_INPUT, "splice", errno);
+			if (common.verbose > 1)
+				warn_msg("%s: splice refused (%s), using read/write",
+				    t->in_name, strerror(errno));
+			p->fill_by_read = true;
+		}
+		/* An empty pipe of cap bytes takes cap bytes without blocking. */
+		n = read(t->in, tee_buf, cap < sizeof(tee_buf) ? cap : sizeof(tee_buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN) {
+			if (wait_fd(t->in, POLLIN) < 0)
+				return tee_job_fail(t, SIDE_INPUT, "poll", errno);
+			continue;
+		}
+		if (n < 0)
+			return tee_job_fail(t, SIDE_INPUT, "read", errno);
+		if (n > 0) {
+			if (write_all(p->fill[1], tee_buf, (size_t)n) < 0)
+				return tee_job_fail(t, SIDE_NONE, "write", errno);
+			account(M_READ_WRITE, (uint64_t)n);
+		}
+		return n;
+	}
+}
+
+/* An output failed: tell the caller, who may stop everything. */
+static bool
+tee_dropped(struct tee_job *t, struct tee_out *o)
+{
+	if (t->output_failed && !t->output_failed(o)) {
+		t->stopped = true;
+		return false;
+	}
+	return true;
+}
+
+/* What a round returns besides a byte count. */
+enum { ROUND_FAILED = -1, ROUND_AGAIN = -2 };
+
+/*
+ * The only output left: splice(2) (or read/write) up to len bytes straight
+ * from the source, no tee(2) needed.  Returns the bytes taken, 0 at end of
+ * input, ROUND_AGAIN when the output was dropped, ROUND_FAILED.
+ */
+static ssize_t
+tee_single(struct tee_job *t, int src, struct tee_out *o, size_t len)
+{
+	for (;;) {
+		ssize_t n;
+
+		if (o->by_copy) {
+			n = read(src, tee_buf, len < sizeof(tee_buf) ? len : sizeof(tee_buf));
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0 && errno == EAGAIN) {
+				if (wait_fd(src, POLLIN) < 0)
+					return tee_job_fail(t, SIDE_INPUT, "poll", errno);
+				continue;
+			}
+			if (n < 0)
+				return tee_job_fail(t, SIDE_INPUT, "read", errno);
+			if (n > 0 && write_all(o->fd, tee_buf, (size_t)n) < 0) {
+				tee_out_fail(o, "write", errno);
+				return tee_dropped(t, o) ? ROUND_AGAIN : ROUND_FAILED;
+			}
+			o->moved += (uint64_t)n;
+			account(M_READ_WRITE, (uint64_t)n);
+			return n;
+		}
+		n = splice(src, NULL, o->fd, NULL, len, t->flags);
+		if (n > 0) {
+			o->moved += (uint64_t)n;
+			account(M_SPLICE, (uint64_t)n);
+			return n;
+		}
+		if (n == 0)
+			return 0;
+		if (errno == EINTR)
+			continue;
+		if (errno == EAGAIN) {
+			if (wait_fd(src, POLLIN) < 0 || wait_fd(o->fd, POLLOUT) < 0)
+				return tee_job_fail(t, SIDE_NONE, "poll", errno);
+			continue;
+		}
+		if (o->moved == 0 && err_is_refusal(errno)) {
+			if (!common.strict) {
+				if (common.verbose > 1)
+					warn_msg("%s: splice refused (%s), using read/write",
+					    o->name, strerror(errno));
+				o->by_copy = true;
+				continue;
+			}
+			o->refused = true;
+		}
+		/* splice(2) does not say which side failed; a pipe input only ends. */
+		tee_out_fail(o, "splice", errno);
+		return tee_dropped(t, o) ? ROUND_AGAIN : ROUND_FAILED;
+	}
+}
+
+/*
+ * The portable round, once tee(2) was refused: read(2) up to len bytes and
+ * write(2) them to every output.  Same returns as tee_round().
+ */
+static ssize_t
+tee_copy_round(struct tee_job *t, int src, size_t len)
+{
+	ssize_t n;
+
+	for (;;) {
+		n = read(src, tee_buf, len < sizeof(tee_buf) ? len : sizeof(tee_buf));
+		if (n >= 0)
+			break;
+		if (errno == EINTR)
+			continue;
+		if (errno != EAGAIN)
+			return tee_job_fail(t, SIDE_INPUT, "read", errno);
+		if (wait_fd(src, POLLIN) < 0)
+			return tee_job_fail(t, SIDE_INPUT, "poll", errno);
+	}
+	for (size_t i = 0; i < t->nouts && n > 0; i++) {
+		struct tee_out *o = &t->outs[i];
+
+		if (o->gone)
+			continue;
+		if (write_all(o->fd, tee_buf, (size_t)n) < 0) {
+			tee_out_fail(o, "write", errno);
+			if (!tee_dropped(t, o))
+				return ROUND_FAILED;
+			continue;
+		}
+		o->moved += (uint64_t)n;
+		account(M_READ_WRITE, (uint64_t)n);
+	}
+	return n;
+}
+
+/* tee(2) failed: refused before the first byte means read/write from now on. */
+static ssize_t
+tee_refused(struct tee_job *t, struct tee_pipes *p, int err)
+{
+	if (t->taken > 0 || !err_is_refusal(err))
+		return tee_job_fail(t, SIDE_NONE, "tee", err);
+	if (common.strict) {
+		t->refused = true;
+		return tee_job_fail(t, SIDE_NONE, "tee", err);
+	}
+	if (common.verbose > 1)
+		warn_msg("tee refused (%s), using read/write", strerror(err));
+	p->copy_all = true;
+	return ROUND_AGAIN;
+}
+
+/*
+ * One round with two or more outputs: the first gets up to len bytes by
+ * tee(2), which fixes n; the others get the same n bytes by tee(2) into the
+ * internal pipe and splice(2) out of it; the last consumes them from the
+ * source with splice(2).  Returns n, 0 at end of input, ROUND_AGAIN when
+ * outs[0] was dropped before anything was taken, or ROUND_FAILED.
+ */
+static ssize_t
+tee_round(struct tee_job *t, struct tee_pipes *p, size_t len)
+{
+	struct tee_out *first = NULL, *last = NULL;
+	ssize_t n;
+	int r;
+
+	for (size_t i = 0; i < t->nouts; i++) {
+		if (t->outs[i].gone)
+			continue;
+		if (!first)
+			first = &t->outs[i];
+		last = &t->outs[i];
+	}
+	/*
+	 * Room in a pipe is counted in buffers, not bytes: the internal pipe
+	 * must take every buffer tee(2) gave outs[0], so a reader that grew
+	 * that pipe past ours sends outs[0] through ours too.
+	 */
+	if (p->direct && first == &t->outs[0] &&
+	    pipe_capacity(t->outs[0].fd) > p->q_cap) {
+		p->direct = false;
+		if (common.verbose)
+			warn_msg("%s grew past the internal pipe: fed through it",
+			    t->outs[0].name);
+	}
+	if (p->direct && first == &t->outs[0]) {
+		n = tee_some(p->src, first->fd, len);
+		if (n < 0 && errno == EPIPE) {
+			tee_out_fail(first, "tee", EPIPE);
+			return tee_dropped(t, first) ? ROUND_AGAIN : ROUND_FAILED;
+		}
+		if (n < 0)
+			return tee_refused(t, p, errno);
+		first->moved += (uint64_t)n;
+		account(M_TEE, (uint64_t)n);
+	} else {
+		n = tee_some(p->src, p->q[1], len);
+		if (n < 0)
+			return tee_refused(t, p, errno);
+		if (n > 0) {
+			r = tee_deliver(p->q[0], first, (size_t)n, M_TEE, t->flags);
+			if (r == TEE_SRC_FAILED)
+				return tee_job_fail(t, SIDE_NONE, "read", errno);
+			if (r == TEE_OUT_FAILED && !tee_dropped(t, first))
+				return ROUND_FAILED;
+		}
+	}
+	if (n == 0)
+		return 0;
+	for (struct tee_out *o = first + 1; o < last; o++) {
+		ssize_t m;
+
+		if (o->gone)
+			continue;
+		/*
+		 * tee(2) always starts at the front of the source: the same n
+		 * bytes, linked again into an empty pipe at least as big as
+		 * the first one's, cannot come up short.
+		 */
+		m = tee_some(p->src, p->q[1], (size_t)n);
+		if (m != n)
+			return tee_job_fail(t, SIDE_NONE, "tee", m < 0 ? errno : EIO);
+		r = tee_deliver(p->q[0], o, (size_t)n, M_TEE, t->flags);
+		if (r == TEE_SRC_FAILED)
+			return tee_job_fail(t, SIDE_NONE, "read", errno);
+		if (r == TEE_OUT_FAILED && !tee_dropped(t, o))
+			return ROUND_FAILED;
+	}
+	r = tee_deliver(p->src, last, (size_t)n, M_SPLICE, t->flags);
+	if (r == TEE_SRC_FAILED)
+		return tee_job_fail(t, SIDE_INPUT, "read", errno);
+	if (r == TEE_OUT_FAILED && !tee_dropped(t, last))
+		return ROUND_FAILED;
+	return n;
+}
+
+int
+tee_fd(struct tee_job *t)
+{
+	struct tee_pipes p = {
+		.src = t->in, .fill = { -1, -1 }, .q = { -1, -1 },
+		.direct = t->nouts > 0 && fd_is_pipe(t->outs[0].fd),
+	};
+	bool in_pipe = fd_is_pipe(t->in);
+	size_t queued = 0, len;
+	int rval = 0;
+	long cap;
+
+	t->taken = 0;
+	t->err = 0;
+	account_input(0);
+	t->call = NULL;
+	t->side = SIDE_NONE;
+	t->refused = false;
+	t->stopped = false;
+	if (common.strict && (!in_pipe || !p.direct)) {
+		t->refused = true;
+		return tee_job_fail(t, in_pipe ? SIDE_OUTPUT : SIDE_INPUT, "tee", EINVAL);
+	}
+	if (p.direct)
+		pipe_grow(t->outs[0].fd);
+	if (!in_pipe) {
+		if (pipe_open(p.fill) < 0)
+			return tee_job_fail(t, SIDE_NONE, "pipe2", errno);
+		p.src = p.fill[0];
+		if (common.verbose)
+			warn_msg("%s is not a pipe: spliced into an internal pipe for tee(2)",
+			    t->in_name);
+	}
+	if (t->nouts > 1) {
+		long out_cap = p.direct ? pipe_capacity(t->outs[0].fd) : 0;
+
+		if (pipe_open(p.q) < 0) {
+			rval = tee_job_fail(t, SIDE_NONE, "pipe2", errno);
+			goto out;
+		}
+		p.q_cap = pipe_capacity(p.q[0]);
+		if (out_cap > p.q_cap && fcntl(p.q[1], F_SETPIPE_SZ, (int)out_cap) >= 0)
+			p.q_cap = pipe_capacity(p.q[0]);
+	}
+	if (common.verbose && t->nouts > 0 && !p.direct)
+		warn_msg("%s is not a pipe: fed by tee(2) through an internal pipe",
+		    t->outs[0].name);
+	/*
+	 * A pipe input: tee(2) and splice(2) take what is there, at most its
+	 * capacity, so ask for much more.  The internal pipe: what it holds.
+	 */
+	cap = pipe_capacity(p.src);
+	len = in_pipe ? (size_t)1 << 30 : cap > 0 ? (size_t)cap : 65536;
+
+	for (;;) {
+		struct tee_out *only = NULL;
+		size_t alive = 0;
+		ssize_t n;
+
+		for (size_t i = 0; i < t->nouts; i++) {
+			if (!t->outs[i].gone) {
+				alive++;
+				only = &t->outs[i];
+			}
+		}
+		if (alive == 0)
+			break;
+		if (!in_pipe && queued == 0) {
+			n = tee_fill(t, &p, len);
+			if (n <= 0) {
+				rval = n < 0 ? -1 : 0;
+				break;
+			}
+			queued = (size_t)n;
+		}
+		if (p.copy_all)
+			n = tee_copy_round(t, p.src, in_pipe ? len : queued);
+		else if (alive == 1)
+			n = tee_single(t, p.src, only, in_pipe ? len : queued);
+		else
+			n = tee_round(t, &p, in_pipe ? len : queued);
+		if (n == ROUND_AGAIN)
+			continue;
+		if (n < 0) {
+			rval = -1;
+			break;
+		}
+		if (n == 0)
+			break;
+		t->taken += (uint64_t)n;
+		account_input((uint64_t)n);
+		if (!in_pipe)
+			queued -= (size_t)n;
+	}
+out:
+	for (int i = 0; i < 2; i++) {
+		if (p.fill[i] >= 0)
+			close(p.fill[i]);
+		if (p.q[i] >= 0)
+			close(p.q[i]);
+	}
+	return rval;
+}
