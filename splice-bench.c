@@ -152,42 +152,22 @@ help(void)
 
 /* ---- the data and its check ------------------------------------------------ */
 
-static void *
-map_bytes(size_t len, bool huge)
-{
-	size_t align = huge ? PATTERN_BYTES : 4096;
-	unsigned char *p = mmap(NULL, len + align, PROT_READ | PROT_WRITE,
-	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	uintptr_t start;
-
-	if (p == MAP_FAILED)
-		return NULL;
-	start = ((uintptr_t)p + align - 1) & ~(uintptr_t)(align - 1);
-	/* Where transparent huge pages are off, 4 KiB pages: slower, still exact. */
-	if (huge)
-		madvise((void *)start, len, MADV_HUGEPAGE);
-	return (void *)start;
-}
-
 static int
 make_pattern(bool corrupt)
 {
-	uint64_t x = 0x9e3779b97f4a7c15ULL ^ (uint64_t)getpid() ^ (uint64_t)time(NULL);
+	/* A fresh stream every time the tool runs. */
+	const struct pattern stream = {
+		.kind = PAT_RANDOM, .seed = (uint64_t)getpid() ^ (uint64_t)time(NULL),
+	};
 
-	pattern = map_bytes(PATTERN_BYTES, false);
-	data = map_bytes(PATTERN_BYTES, false);
-	huge_data = map_bytes(PATTERN_BYTES, true);
+	pattern = map_region(PATTERN_BYTES, false);
+	data = map_region(PATTERN_BYTES, false);
+	huge_data = map_region(PATTERN_BYTES, true);
 	if (pattern == NULL || data == NULL || huge_data == NULL) {
 		warn_errno("mmap");
 		return -1;
 	}
-	for (size_t i = 0; i < PATTERN_BYTES; i += 8) {
-		/* xorshift64: a fresh stream every time the tool runs. */
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
-		memcpy(pattern + i, &x, 8);
-	}
+	pattern_fill(&stream, 0, pattern, PATTERN_BYTES);
 	memcpy(data, pattern, PATTERN_BYTES);
 	if (corrupt)
 		data[PATTERN_BYTES / 2 + 1] ^= 0x40;
@@ -778,11 +758,10 @@ make_pipe(enum pipe_kind kind, int p[2], size_t *cap)
 		fcntl(p[0], F_SETPIPE_SZ, SMALL_PIPE_BYTES);
 	else {
 		/* The table states every case's pipe; -v need not say it per run. */
-		int verbose = common.verbose;
+		struct engine_opts quiet = engine_opts();
 
-		common.verbose = 0;
-		pipe_grow(p[0]);
-		common.verbose = verbose;
+		quiet.verbose = 0;
+		pipe_grow(p[0], &quiet);
 	}
 	got = pipe_capacity(p[0]);
 	*cap = got > 0 ? (size_t)got : SMALL_PIPE_BYTES;
@@ -806,15 +785,6 @@ tcp_listener(void)
 		return -1;
 	}
 	return fd;
-}
-
-static double
-now_seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 /*
@@ -971,7 +941,7 @@ run_case(const struct bench_case *bc, double secs, uint64_t size, struct result 
 		r->gib_s[i] = gib / (wall > 1e-9 ? wall : 1e-9);
 		r->cpu_s_gib[i] = cpu / gib;
 		if (common.verbose)
-			warn_msg("%s: run %d: %llu bytes in %.4f s, %.2f GiB/s, %.3f CPU s",
+			note("%s: run %d: %llu bytes in %.4f s, %.2f GiB/s, %.3f CPU s",
 			    bc->name, i + 1, (unsigned long long)size, wall, r->gib_s[i], cpu);
 	}
 	return 0;
@@ -1070,7 +1040,8 @@ main(int argc, char *argv[])
 	const char *dir = getenv("TMPDIR");
 	double secs = 0.3, baseline = 0;
 	uint64_t size = 0;
-	int opt, runs = 3, rval = 0;
+	int opt, runs = 3;
+	bool any_failed = false;
 	char *end;
 
 	set_progname(argv);
@@ -1160,10 +1131,9 @@ main(int argc, char *argv[])
 
 		if (!selected[i])
 			continue;
-		if (run_case(&cases[i], secs, size, &r) < 0) {
-			r.failed = true;
-			rval = EXIT_ERROR;
-		}
+		/* A worker process said what went wrong. */
+		if (run_case(&cases[i], secs, size, &r) < 0)
+			r.failed = any_failed = true;
 		/* The plain write/read with the default pipe is what the ratios compare with. */
 		if (i == 0 && !r.failed) {
 			double copy[1000];
@@ -1173,9 +1143,9 @@ main(int argc, char *argv[])
 		}
 		print_row(&cases[i], &r, baseline, csv);
 		if (common.progress)
-			warn_msg("%s: done", cases[i].name);
+			note("%s: done", cases[i].name);
 	}
-	if (rval)
+	if (any_failed)
 		warn_msg("a case failed: its data or its system calls were wrong (see above)");
-	return rval;
+	return exit_status();
 }

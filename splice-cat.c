@@ -54,9 +54,10 @@ main(int argc, char *argv[])
 	static char *const stdin_only[] = { "-", NULL };
 	unsigned int flags = 0;
 	uint64_t chunk = 0;
+	struct engine_opts eo;
 	struct stat out_st;
 	char *const *files;
-	int opt, rval = 0;
+	int opt;
 
 	set_progname(argv);
 	while ((opt = getopt_long(argc, argv, "ms:u" COMMON_SHORT_OPTIONS, longopts,
@@ -78,20 +79,22 @@ main(int argc, char *argv[])
 		}
 	}
 	files = optind < argc ? argv + optind : stdin_only;
+	eo = engine_opts();
+	account_start(common.progress, common.verbose, COUNT_MOVED);
 
 	if (fstat(STDOUT_FILENO, &out_st) < 0) {
 		warn_errno("standard output");
 		return EXIT_ERROR;
 	}
 	if (S_ISFIFO(out_st.st_mode))
-		pipe_grow(STDOUT_FILENO);
+		pipe_grow(STDOUT_FILENO, &eo);
 
 	for (; *files; files++) {
 		const char *name = *files;
 		bool is_stdin = strcmp(name, "-") == 0;
 		struct xfer x = {
 			.out = STDOUT_FILENO, .len = TO_EOF, .chunk = (size_t)chunk,
-			.flags = flags,
+			.flags = flags, .opts = eo,
 		};
 
 		if (is_stdin) {
@@ -99,15 +102,12 @@ main(int argc, char *argv[])
 			name = "standard input";
 		} else if ((x.in = open(name, O_RDONLY | O_CLOEXEC)) < 0) {
 			warn_errno("%s", name);
-			rval = EXIT_ERROR;
 			continue;
 		}
-		if (input_is_output(x.in, &out_st)) {
+		if (input_is_output(x.in, &out_st))
 			warn_msg("%s: input file is output file", name);
-			rval = EXIT_ERROR;
-		} else if (move_fd(&x) < 0) {
+		else if (move_fd(&x) < 0) {
 			xfer_warn(&x, name, "standard output");
-			rval = EXIT_ERROR;
 			/* Output is gone or full: the next file cannot fare better. */
 			if (x.side == SIDE_OUTPUT) {
 				if (!is_stdin)
@@ -115,15 +115,11 @@ main(int argc, char *argv[])
 				break;
 			}
 		}
-		if (!is_stdin && close(x.in) < 0) {
+		if (!is_stdin && close(x.in) < 0)
 			warn_errno("%s", name);
-			rval = EXIT_ERROR;
-		}
 	}
 	report_totals();
-	if (close(STDOUT_FILENO) < 0 && errno != EBADF) {
+	if (close(STDOUT_FILENO) < 0 && errno != EBADF)
 		warn_errno("standard output");
-		rval = EXIT_ERROR;
-	}
-	return rval;
+	return exit_status();
 }

@@ -81,12 +81,13 @@ main(int argc, char *argv[])
 		COMMON_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 }
 	};
-	int family = AF_UNSPEC, opt, listener, rval = 0, accepted = 0;
+	int family = AF_UNSPEC, opt, listener, accepted = 0;
 	const char *bind_addr = NULL, *timeout_arg = NULL;
 	bool keep_open = false, poll_first = false;
 	unsigned int flags = 0;
 	double timeout_secs = -1;
 	uint64_t chunk = 0;
+	struct engine_opts eo;
 	struct tcp_name here;
 	long cap;
 
@@ -132,6 +133,8 @@ main(int argc, char *argv[])
 		usage_error("extra operand '%s'", argv[optind + 1]);
 	if (!port_valid(argv[optind], true))
 		usage_error("invalid PORT '%s' (0 to 65535, or a service name)", argv[optind]);
+	eo = engine_opts();
+	account_start(common.progress, common.verbose, COUNT_MOVED);
 
 	if (fcntl(STDOUT_FILENO, F_GETFD) < 0) {
 		warn_errno("standard output");
@@ -141,19 +144,19 @@ main(int argc, char *argv[])
 		warn_errno("/dev/null");
 		return EXIT_ERROR;
 	}
-	cap = fd_is_pipe(STDOUT_FILENO) ? pipe_grow(STDOUT_FILENO) : -1;
+	cap = fd_is_pipe(STDOUT_FILENO) ? pipe_grow(STDOUT_FILENO, &eo) : -1;
 	listener = tcp_listen(bind_addr, argv[optind], family, &here);
 	if (listener < 0)
 		return EXIT_ERROR;
 	/* Always, and in one write: scripts wait for this line to learn the port. */
-	warn_msg("listening on %s port %u", here.host, here.port);
+	note("listening on %s port %u", here.host, here.port);
 
 	do {
 		struct tcp_name peer;
 		char peer_name[80];
 		struct xfer x = {
 			.out = STDOUT_FILENO, .len = TO_EOF, .chunk = (size_t)chunk,
-			.flags = flags,
+			.flags = flags, .opts = eo,
 		};
 		int r;
 
@@ -166,7 +169,6 @@ main(int argc, char *argv[])
 				warn_msg("no connection within %s seconds", timeout_arg);
 			else
 				warn_errno("accept");
-			rval = EXIT_ERROR;
 			break;
 		}
 		/* -v rates count from the first peer, not from the wait for it. */
@@ -176,18 +178,16 @@ main(int argc, char *argv[])
 			close(listener);
 		snprintf(peer_name, sizeof(peer_name), "%s port %u", peer.host, peer.port);
 		if (common.verbose)
-			warn_msg("connection from %s", peer_name);
+			note("connection from %s", peer_name);
 		if (poll_first)
 			r = receive_polling(&x, chunk ? (size_t)chunk :
 			    cap > 0 ? (size_t)cap : 65536);
 		else
 			r = move_fd(&x);
-		if (r < 0) {
+		if (r < 0)
 			xfer_warn(&x, peer_name, "standard output");
-			rval = EXIT_ERROR;
-		}
 		if (common.verbose)
-			warn_msg("%s: %llu bytes received", peer_name,
+			note("%s: %llu bytes received", peer_name,
 			    (unsigned long long)x.moved);
 		close(x.in);
 		/* Output gone or full: the next sender cannot fare better. */
@@ -198,9 +198,7 @@ main(int argc, char *argv[])
 	if (keep_open)
 		close(listener);
 	report_totals();
-	if (close(STDOUT_FILENO) < 0 && errno != EBADF) {
+	if (close(STDOUT_FILENO) < 0 && errno != EBADF)
 		warn_errno("standard output");
-		rval = EXIT_ERROR;
-	}
-	return rval;
+	return exit_status();
 }

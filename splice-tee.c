@@ -33,7 +33,6 @@ static const char *const mode_names[] = {
 enum { OPT_OUTPUT_ERROR = OPT_TOOL_FIRST };
 
 static enum output_error mode = OE_SIGPIPE;
-static int rval;
 
 static void
 help(void)
@@ -93,7 +92,6 @@ output_failed(struct tee_out *o)
 		    o->call, strerror(o->err));
 	else
 		warn_msg("%s: %s", o->name, strerror(o->err));
-	rval = EXIT_ERROR;
 	return mode != OE_EXIT && mode != OE_EXIT_NOPIPE;
 }
 
@@ -102,7 +100,6 @@ static void
 open_failed(struct tee_out *o)
 {
 	o->gone = true;
-	rval = EXIT_ERROR;
 	if (mode == OE_EXIT || mode == OE_EXIT_NOPIPE)
 		exit(EXIT_ERROR);
 }
@@ -175,6 +172,8 @@ main(int argc, char *argv[])
 		}
 	}
 	nfiles = (size_t)(argc - optind);
+	job.opts = engine_opts();
+	account_start(common.progress, common.verbose, COUNT_INPUT);
 	/* A vanished reader is an error to report, not a signal to die of. */
 	if (mode != OE_SIGPIPE && signal(SIGPIPE, SIG_IGN) == SIG_ERR) {
 		warn_errno("SIGPIPE");
@@ -225,35 +224,28 @@ main(int argc, char *argv[])
 			warn_msg("%s: %s", job.in_name, strerror(job.err));
 		else
 			warn_msg("%s: %s", job.call, strerror(job.err));
-		rval = EXIT_ERROR;
 	}
 
 	/* The peers get EOF, and are waited for until they have read it all. */
 	for (o = outs + 1 + nfiles; o < outs + job.nouts; o++) {
 		if (o->fd < 0)
 			continue;
-		if (!o->gone && !job.stopped && tcp_finish(o->fd) < 0) {
+		if (!o->gone && !job.stopped && tcp_finish(o->fd) < 0)
 			warn_errno("%s", o->name);
-			rval = EXIT_ERROR;
-		}
 		close(o->fd);
 	}
 	for (o = outs + 1; o < outs + 1 + nfiles; o++) {
-		if (o->fd >= 0 && close(o->fd) < 0) {
+		if (o->fd >= 0 && close(o->fd) < 0)
 			warn_errno("%s", o->name);
-			rval = EXIT_ERROR;
-		}
 	}
 	report_totals();
-	if (close(STDOUT_FILENO) < 0 && errno != EBADF && !outs[0].gone) {
+	if (close(STDOUT_FILENO) < 0 && errno != EBADF && !outs[0].gone)
 		warn_errno("standard output");
-		rval = EXIT_ERROR;
-	}
 	for (size_t i = 0; i < nnets; i++)
 		free(net_names[i]);
 	free(net_names);
 	free(hosts);
 	free(ports);
 	free(outs);
-	return rval;
+	return exit_status();
 }

@@ -37,10 +37,11 @@ main(int argc, char *argv[])
 		COMMON_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 }
 	};
-	int family = AF_UNSPEC, opt, sock, rval = 0;
+	int family = AF_UNSPEC, opt, sock;
 	double retry_secs = 0;
 	const char *host, *port;
 	struct xfer x = { .in = STDIN_FILENO, .len = TO_EOF };
+	struct engine_opts eo;
 	char peer[128];
 
 	set_progname(argv);
@@ -70,6 +71,9 @@ main(int argc, char *argv[])
 	if (!port_valid(port, false))
 		usage_error("invalid PORT '%s' (1 to 65535, or a service name)", port);
 	snprintf(peer, sizeof(peer), "%s %s", host, port);
+	eo = engine_opts();
+	x.opts = eo;
+	account_start(common.progress, common.verbose, COUNT_MOVED);
 
 	if (fcntl(STDIN_FILENO, F_GETFD) < 0) {
 		warn_errno("standard input");
@@ -82,23 +86,20 @@ main(int argc, char *argv[])
 	/* A peer that goes away is reported as EPIPE, not a silent death. */
 	signal(SIGPIPE, SIG_IGN);
 	if (fd_is_pipe(STDIN_FILENO))
-		pipe_grow(STDIN_FILENO);
+		pipe_grow(STDIN_FILENO, &eo);
 
 	sock = tcp_connect(host, port, family, retry_secs);
 	if (sock < 0)
 		return EXIT_ERROR;
 	if (common.verbose)
-		warn_msg("connected to %s", peer);
+		note("connected to %s", peer);
 	x.out = sock;
-	if (move_to_socket(&x) < 0) {
+	if (move_to_socket(&x) < 0)
 		xfer_warn(&x, "standard input", peer);
-		rval = EXIT_ERROR;
-	} else if (tcp_finish(sock) < 0) {
+	else if (tcp_finish(sock) < 0)
 		/* The peer closed before it read everything we sent. */
 		warn_errno("%s", peer);
-		rval = EXIT_ERROR;
-	}
 	close(sock);
 	report_totals();
-	return rval;
+	return exit_status();
 }

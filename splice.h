@@ -7,16 +7,18 @@
  *
  * Who calls whom inside lib/ (no cycles):
  *
- *   msg.c       <- everything (messages, exit status)
- *   account.c   <- msg.c: the clock, bytes per method, -v totals, --progress
- *   options.c   -> msg.c
- *   fd.c        -> msg.c (pipe capacity notes)
- *   move.c      -> fd.c, account.c, msg.c
- *   move_socket.c -> move.c
- *   tee.c       -> move.c (splice_held, err_is_refusal), fd.c, account.c
- *   tcp.c       -> fd.c, account.c (the clock), msg.c
- *   pattern.c   -> msg.c
- *   vmsplice_io.c -> fd.c, account.c
+ *   msg.c         messages and the exit status they imply   (libc only)
+ *   clock.c       monotonic seconds, sleeping                (libc only)
+ *   options.c     common options, sizes, seconds             -> msg
+ *   fd.c          descriptors and pipes, retrying I/O        -> msg
+ *   account.c     bytes per method, -v totals, --progress    -> clock, msg
+ *   move.c        move_fd(): splice, copy_file_range, ...    -> fd, account, msg
+ *   move_socket.c move_to_socket(): sendfile, splice         -> move, fd, account
+ *   tee.c         tee_fd(): tee(2) to many outputs           -> move, fd, account
+ *   tcp.c         connect, listen, accept, addresses         -> fd, clock, msg
+ *   pattern.c     the patterns vmsplice writes               -> msg
+ *   vmsplice_io.c vmsplice(2) in and out of a pipe           -> fd, account
+ *   mem.c         aligned anonymous memory, huge pages       (libc only)
  */
 #ifndef SPLICE_TOOLS_SPLICE_H
 #define SPLICE_TOOLS_SPLICE_H
@@ -48,10 +50,17 @@ extern const char *progname;
 
 /* Sets progname, and argv[0] for getopt's messages, to argv[0]'s basename. */
 void set_progname(char *argv[]);
-/* "prog: MSG: strerror(errno)" on stderr. */
+/*
+ * "prog: MSG: strerror(errno)" on stderr, in one write(2).  A warning is an
+ * error: exit_status() returns EXIT_ERROR from then on.
+ */
 void warn_errno(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* "prog: MSG" on stderr. */
+/* "prog: MSG" on stderr; an error, as warn_errno(). */
 void warn_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "prog: MSG" on stderr, and not an error: -v notes, the listener's port. */
+void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* 0, or EXIT_ERROR once warn_errno() or warn_msg() was called. */
+int exit_status(void);
 /* "prog: MSG" and "Try 'prog --help'." on stderr, exit 2. */
 noreturn void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "prog (splice-tools) X.Y.Z" on stdout, exit 0. */
@@ -77,7 +86,18 @@ struct common_opts {
 	size_t pipe_bytes;	/* --pipe-size, 0 = DEFAULT_PIPE_BYTES */
 };
 
+/* Set by common_option(); read by the tools, never by lib/'s engines. */
 extern struct common_opts common;
+
+/* What an engine needs of the common options, handed to it by the tool. */
+struct engine_opts {
+	bool strict;		/* a fallback from zero-copy is an error */
+	int verbose;		/* 1: notes about pipes; 2: about fallbacks too */
+	size_t pipe_bytes;	/* capacity to ask for; 0 = DEFAULT_PIPE_BYTES */
+};
+
+/* The engine settings that the common options chose. */
+struct engine_opts engine_opts(void);
 
 /* Long-option codes of the common options, above every short option. */
 enum {
@@ -114,21 +134,42 @@ bool common_option(int opt, const char *arg, void (*help)(void));
 
 /* ---- descriptors and pipes: lib/fd.c ------------------------------------ */
 
+/* Which side of a transfer an error came from. */
+enum xfer_side { SIDE_NONE, SIDE_INPUT, SIDE_OUTPUT };
+
 bool fd_is_pipe(int fd);
 bool fd_is_regular(int fd);
 /* F_GETPIPE_SZ, or -1 when fd is not a pipe. */
 long pipe_capacity(int fd);
 /*
- * Grows (or sets) fd's capacity to common.pipe_bytes (default 1 MiB, capped
- * at /proc/sys/fs/pipe-max-size) and returns what the kernel granted, which
- * may be less: that is kept quietly.  -1 when fd is not a pipe.
+ * Grows (or sets) fd's capacity to o->pipe_bytes (default 1 MiB, capped at
+ * /proc/sys/fs/pipe-max-size) and returns what the kernel granted, which
+ * may be less: that is kept, with a note under o->verbose.  -1 when fd is
+ * not a pipe.
  */
-long pipe_grow(int fd);
+long pipe_grow(int fd, const struct engine_opts *o);
 /* pipe2(O_CLOEXEC) then pipe_grow(); -1 with errno on failure. */
-int pipe_open(int fds[2]);
+int pipe_open(int fds[2], const struct engine_opts *o);
 
 /* Waits with poll(2) until fd is ready for events; retries EINTR. */
 int wait_fd(int fd, short events);
+
+/* Writes all of buf, waiting out EAGAIN; -1 with errno on error. */
+int write_all(int fd, const void *buf, size_t len);
+/*
+ * read(2) of at most len bytes: EINTR retried, EAGAIN (an inherited
+ * O_NONBLOCK) waited out with poll(2).  The bytes read, 0 at end of input,
+ * -1 with errno.
+ */
+ssize_t read_retry(int fd, void *buf, size_t len);
+/* The one buffer the read/write paths copy through, and its size. */
+void *copy_buffer(size_t *bytes);
+/*
+ * read_retry() of at most max bytes from in into copy_buffer(), then
+ * write_all() to out.  The bytes copied, 0 at end of input, or -1 with
+ * errno and *side saying which side failed.
+ */
+ssize_t copy_once(int in, int out, size_t max, enum xfer_side *side);
 
 /* ---- moving bytes: lib/move.c (move_to_socket: lib/move_socket.c) ------- */
 
@@ -143,13 +184,13 @@ enum xfer_method {
 	M_COUNT
 };
 
-enum xfer_side { SIDE_NONE, SIDE_INPUT, SIDE_OUTPUT };
 
 struct xfer {
 	int in, out;
 	uint64_t len;		/* bytes to move, or TO_EOF */
 	size_t chunk;		/* most bytes per call; 0 = pipe capacity */
 	unsigned int flags;	/* extra SPLICE_F_* flags (MOVE, MORE) */
+	struct engine_opts opts;	/* strict, verbose, pipe size */
 	/* results */
 	uint64_t moved;		/* bytes that reached out */
 	enum xfer_side side;	/* where the error came from */
@@ -162,7 +203,7 @@ struct xfer {
  * Moves x->len bytes (or to EOF) from x->in to x->out, zero-copy where the
  * kernel allows: splice(2) when a side is a pipe, copy_file_range(2) between
  * regular files, else splice(2) through an internal pipe; read(2)/write(2)
- * when the kernel refuses before the first byte moved (unless --strict).
+ * when the kernel refuses before the first byte moved (unless x->opts.strict).
  * Short transfers are completed, EINTR retried, EAGAIN waited out with
  * poll(2).  Returns 0, or -1 with x->err, x->side and x->call set; nothing is
  * printed: the caller reports, see xfer_warn().  Returns 0 at EOF even when
@@ -172,17 +213,23 @@ int move_fd(struct xfer *x);
 /* "prog: NAME: strerror" where NAME is in_name or out_name by x->side. */
 void xfer_warn(const struct xfer *x, const char *in_name, const char *out_name);
 
-/* Writes all of buf, waiting out EAGAIN; -1 with errno on error. */
-int write_all(int fd, const void *buf, size_t len);
-
 /* ---- accounting, -v and --progress: lib/account.c ----------------------- */
 
+/* What --progress counts. */
+enum progress_count {
+	COUNT_MOVED,		/* every byte account() is told of */
+	COUNT_INPUT,		/* bytes taken from the input: account_input() */
+};
+/*
+ * Starts the clock for rates and says what to print: a --progress line
+ * once a second (progress), totals per method at the end (verbose).
+ */
+void account_start(bool progress, int verbose, enum progress_count count);
 /* Counts n bytes moved by method m; prints --progress when a second passed. */
 void account(enum xfer_method m, uint64_t n);
 /*
- * For a tool that copies its input to several outputs: --progress then
- * counts bytes taken from the input (n of them now), not the sum of every
- * output's; account() still counts each method for -v.
+ * For a tool that copies its input to several outputs (COUNT_INPUT): n
+ * bytes were taken from the input; account() still counts each method.
  */
 void account_input(uint64_t n);
 /* Name of a method, as -v and --strict messages print it. */
@@ -192,7 +239,7 @@ const char *method_name(enum xfer_method m);
  * method used, "prog: METHOD: N bytes in T s (R MiB/s)".
  */
 void report_totals(void);
-/* Monotonic seconds since the tool started. */
+/* Seconds since account_start() or restart_rate_clock(). */
 double elapsed_seconds(void);
 /*
  * Rates and --progress count from the tool's start; a tool that first waits
@@ -278,6 +325,7 @@ struct tee_job {
 	 */
 	bool (*output_failed)(struct tee_out *o);
 	unsigned int flags;	/* extra SPLICE_F_* flags for splice(2) (MOVE) */
+	struct engine_opts opts;	/* strict, verbose, pipe size */
 	/* results */
 	uint64_t taken;		/* bytes consumed from in */
 	int err;		/* errno of an input (or internal) failure */
@@ -295,7 +343,7 @@ struct tee_job {
  * splice(2); at most one pipe capacity is in flight per output.  An input
  * that is not a pipe is spliced (or read) into an internal pipe first; an
  * output that refuses splice(2) before its first byte gets read/write.
- * --strict refuses any input or outs[0] that is not a pipe, and any
+ * t->opts.strict refuses any input or outs[0] that is not a pipe, and any
  * read/write fallback.  A failing output is dropped and output_failed()
  * called; the others go on.  Returns 0, or -1 with t->err, t->call, t->side
  * (input or internal failure), t->refused or t->stopped; prints nothing
@@ -379,6 +427,24 @@ ssize_t vmsplice_read(int fd, void *buf, size_t len, bool nonblock);
  */
 int std_fds_fill(void);
 
+/* ---- clock: lib/clock.c ------------------------------------------------- */
+
+/* CLOCK_MONOTONIC in seconds. */
+double now_seconds(void);
+/* Sleeps secs seconds (nothing when secs <= 0), through EINTR. */
+void sleep_seconds(double secs);
+
+/* ---- memory: lib/mem.c -------------------------------------------------- */
+
+#define HUGE_PAGE_BYTES ((size_t)2 << 20)
+
+/*
+ * size bytes of fresh anonymous memory, or NULL with errno; with huge,
+ * 2 MiB-aligned and MADV_HUGEPAGE (where THP is off: 4 KiB pages, the same
+ * bytes).  munmap(2) gives it back.
+ */
+void *map_region(size_t size, bool huge);
+
 /* ---- inside lib/: what the engines share --------------------------------- */
 
 /* An engine's method returns DONE, FAILED (x->err set) or REFUSED (try the next). */
@@ -407,7 +473,5 @@ int splice_across(struct xfer *x, bool in_pipe, bool out_pipe, bool more_when_fu
  */
 int splice_held(int from, int to, size_t n, unsigned int flags, enum xfer_method m,
     uint64_t *moved);
-/* Starts the clock that elapsed_seconds() reads. */
-void account_clock_start(void);
 
 #endif

@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,24 +121,6 @@ dump_end(struct dumper *d)
 	put_number(d->offset, "%07llu\n");
 }
 
-/* read(2) for a standard input that is not a pipe. */
-static ssize_t
-read_some(int fd, void *buf, size_t len)
-{
-	for (;;) {
-		ssize_t n = read(fd, buf, len);
-
-		if (n >= 0 || errno != EINTR) {
-			if (n < 0 && errno == EAGAIN) {
-				if (wait_fd(fd, POLLIN) < 0)
-					return -1;
-				continue;
-			}
-			return n;
-		}
-	}
-}
-
 int
 main(int argc, char *argv[])
 {
@@ -156,8 +137,9 @@ main(int argc, char *argv[])
 	struct dumper dumper = { .have = 0 };
 	bool verify = false, dumping = false, counting = false, nonblock = false, in_pipe;
 	uint64_t buf_bytes = DEFAULT_PIPE_BYTES, total = 0;
+	struct engine_opts eo;
 	unsigned char *buf;
-	int opt, rval = 0;
+	int opt;
 
 	set_progname(argv);
 	while ((opt = getopt_long(argc, argv, "cdns:" COMMON_SHORT_OPTIONS, longopts,
@@ -188,6 +170,8 @@ main(int argc, char *argv[])
 	}
 	if (optind < argc)
 		usage_error("extra operand '%s'", argv[optind]);
+	eo = engine_opts();
+	account_start(common.progress, common.verbose, COUNT_MOVED);
 
 	/*
 	 * vmsplice(2) reads a pipe only through a read-only descriptor: on one
@@ -204,7 +188,7 @@ main(int argc, char *argv[])
 	}
 	/* Only on request: the pipe belongs to the writer, which sized it. */
 	if (in_pipe && common.pipe_bytes)
-		pipe_grow(STDIN_FILENO);
+		pipe_grow(STDIN_FILENO, &eo);
 	buf = mmap(NULL, (size_t)buf_bytes, PROT_READ | PROT_WRITE,
 	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (buf == MAP_FAILED) {
@@ -215,11 +199,10 @@ main(int argc, char *argv[])
 	for (;;) {
 		ssize_t n = in_pipe ?
 		    vmsplice_read(STDIN_FILENO, buf, (size_t)buf_bytes, nonblock) :
-		    read_some(STDIN_FILENO, buf, (size_t)buf_bytes);
+		    read_retry(STDIN_FILENO, buf, (size_t)buf_bytes);
 
 		if (n < 0) {
 			warn_errno("standard input");
-			rval = EXIT_ERROR;
 			break;
 		}
 		if (n == 0)
@@ -235,7 +218,6 @@ main(int argc, char *argv[])
 				    " (pattern %s)", (unsigned long long)bad, buf[good],
 				    pattern_byte(&pattern, bad), pattern_label(&pattern));
 				total = bad;
-				rval = EXIT_ERROR;
 				break;
 			}
 		}
@@ -243,20 +225,16 @@ main(int argc, char *argv[])
 			dump(&dumper, buf, (size_t)n);
 		total += (uint64_t)n;
 	}
-	if (dumping && rval == 0)
+	if (dumping && exit_status() == 0)
 		dump_end(&dumper);
 	if (counting)
 		put_number(total, "%llu\n");
 	out_flush();
-	if (out_failed)
-		rval = EXIT_ERROR;
-	if (verify && rval == 0 && common.verbose)
-		warn_msg("%llu bytes match pattern %s", (unsigned long long)total,
+	if (verify && exit_status() == 0 && common.verbose)
+		note("%llu bytes match pattern %s", (unsigned long long)total,
 		    pattern_label(&pattern));
 	report_totals();
-	if (!out_failed && close(STDOUT_FILENO) < 0 && errno != EBADF) {
+	if (!out_failed && close(STDOUT_FILENO) < 0 && errno != EBADF)
 		warn_errno("standard output");
-		rval = EXIT_ERROR;
-	}
-	return rval;
+	return exit_status();
 }

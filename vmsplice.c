@@ -24,7 +24,6 @@
 #define MADV_POPULATE_WRITE 23	/* Linux 5.14 */
 #endif
 
-#define HUGE_PAGE_BYTES ((size_t)2 << 20)
 #define UNALIGN_BYTES ((size_t)1024)
 #define POISON_BYTE 0xa5
 
@@ -57,29 +56,6 @@ help(void)
 	    "      --huge          2 MiB-aligned buffers with MADV_HUGEPAGE\n"
 	    "      --busy          retry a full pipe at once instead of waiting in poll(2)\n"
 	    COMMON_HELP, progname);
-}
-
-/* size bytes of fresh anonymous memory; 2 MiB-aligned with MADV_HUGEPAGE if huge_pages. */
-static char *
-map_region(size_t size, bool huge_pages)
-{
-	size_t extra = huge_pages ? HUGE_PAGE_BYTES : 0;
-	char *base = mmap(NULL, size + extra, PROT_READ | PROT_WRITE,
-	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	char *start;
-
-	if (base == MAP_FAILED)
-		return NULL;
-	if (!huge_pages)
-		return base;
-	start = (char *)(((uintptr_t)base + HUGE_PAGE_BYTES - 1) & ~(HUGE_PAGE_BYTES - 1));
-	if (start > base)
-		munmap(base, (size_t)(start - base));
-	if (start + size < base + size + extra)
-		munmap(start + size, (size_t)(base + size + extra - (start + size)));
-	/* Where THP is off, 4 KiB pages: slower, the same bytes. */
-	(void)madvise(start, size, MADV_HUGEPAGE);
-	return start;
 }
 
 static size_t
@@ -179,7 +155,7 @@ run_reuse(uint64_t size, size_t half)
 			halves[0] = base + off;
 			halves[1] = halves[0] + half;
 			if (common.verbose)
-				warn_msg("the pipe grew to %zu bytes: new halves", half);
+				note("the pipe grew to %zu bytes: new halves", half);
 			k = 1;
 			continue;
 		}
@@ -291,9 +267,10 @@ main(int argc, char *argv[])
 	};
 	uint64_t size = 0;
 	bool size_given = false, to_pipe;
+	struct engine_opts eo;
 	size_t half;
 	const char *mode;
-	int opt, r;
+	int opt;
 
 	set_progname(argv);
 	while ((opt = getopt_long(argc, argv, "s:p:cgu" COMMON_SHORT_OPTIONS, longopts,
@@ -332,12 +309,14 @@ main(int argc, char *argv[])
 	}
 	if (optind < argc)
 		usage_error("extra operand '%s'", argv[optind]);
+	eo = engine_opts();
+	account_start(common.progress, common.verbose, COUNT_MOVED);
 
 	/* On a read-only descriptor vmsplice(2) would read the pipe instead. */
 	to_pipe = fd_is_pipe(STDOUT_FILENO) &&
 	    (fcntl(STDOUT_FILENO, F_GETFL) & O_ACCMODE) != O_RDONLY;
 	if (to_pipe) {
-		long cap = pipe_grow(STDOUT_FILENO);
+		long cap = pipe_grow(STDOUT_FILENO, &eo);
 
 		if (cap <= 0) {
 			warn_errno("standard output: F_GETPIPE_SZ");
@@ -372,19 +351,19 @@ main(int argc, char *argv[])
 
 		if (size != UINT64_MAX)
 			snprintf(amount, sizeof(amount), "%llu bytes", (unsigned long long)size);
-		warn_msg("%s of %s; %s %zu bytes (%zu pages), halves of %zu; %s", amount,
+		note("%s of %s; %s %zu bytes (%zu pages), halves of %zu; %s", amount,
 		    pattern_label(&pattern), to_pipe ? "pipe" : "buffer", half,
 		    half / (size_t)sysconf(_SC_PAGESIZE), half, mode);
 	}
 
 	if (!to_pipe)
-		r = run_write(size, half);
+		(void)run_write(size, half);
 	else if (reuse)
-		r = run_reuse(size, half);
+		(void)run_reuse(size, half);
 	else if (pattern_repeats(&pattern, 2 * half) && !clear)
-		r = run_constant(size, 2 * half);
+		(void)run_constant(size, 2 * half);
 	else
-		r = run_fresh(size, 2 * half);
+		(void)run_fresh(size, 2 * half);
 	report_totals();
-	return r < 0 ? EXIT_ERROR : 0;
+	return exit_status();
 }

@@ -22,12 +22,12 @@ int tool_main(int argc, char *argv[]);
 noreturn void fuzz_exit(int status);
 
 static sigjmp_buf back;
-static volatile sig_atomic_t exit_status;
+static volatile sig_atomic_t jumped_status;
 
 noreturn void
 fuzz_exit(int status)
 {
-	exit_status = status;
+	jumped_status = status;
 	siglongjmp(back, 1);
 }
 
@@ -56,7 +56,7 @@ run_tool(int argc, char *argv[])
 		alarm(1);
 		check_status(tool_main(argc, argv));
 	} else
-		check_status(exit_status);
+		check_status(jumped_status);
 	alarm(0);
 }
 

@@ -1,24 +1,22 @@
 /*
- * account.c: accounting: bytes per method, -v totals, --progress, the clock.  See splice.h.
+ * account.c: accounting: bytes per method, -v totals and --progress.
+ * See splice.h.
  */
 #include <stdio.h>
-#include <time.h>
 
 #include "splice.h"
 
-static struct timespec start_time;
-static double rate_start;	/* seconds after start_time; see restart_rate_clock() */
-
-void
-account_clock_start(void)
-{
-	clock_gettime(CLOCK_MONOTONIC, &start_time);
-}
+/* What account_start() was told; the tool's one transfer. */
+static struct {
+	bool progress;
+	int verbose;
+	enum progress_count count;
+	double start;		/* now_seconds() when the rates start */
+	double last_progress;
+} acct = { .start = -1 };
 
 static uint64_t method_bytes[M_COUNT];
 static uint64_t total_bytes;
-static double last_progress;
-static bool progress_shown;
 
 static const char *const method_names[M_COUNT] = {
 	[M_SPLICE] = "splice",
@@ -36,45 +34,59 @@ method_name(enum xfer_method m)
 	return method_names[m];
 }
 
-double
-elapsed_seconds(void)
+void
+account_start(bool progress, int verbose, enum progress_count count)
 {
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (double)(now.tv_sec - start_time.tv_sec) +
-	    (double)(now.tv_nsec - start_time.tv_nsec) / 1e9;
+	acct.progress = progress;
+	acct.verbose = verbose;
+	acct.count = count;
+	restart_rate_clock();
 }
 
 void
 restart_rate_clock(void)
 {
-	rate_start = elapsed_seconds();
-	last_progress = rate_start;
+	acct.start = now_seconds();
+	acct.last_progress = acct.start;
+}
+
+double
+elapsed_seconds(void)
+{
+	return acct.start < 0 ? 0 : now_seconds() - acct.start;
 }
 
 static void
 print_progress(char end)
 {
-	double secs = elapsed_seconds() - rate_start;
+	double secs = elapsed_seconds();
 
 	/* dd's status=progress line. */
 	fprintf(stderr, "\r%llu bytes (%.1f MB, %.1f MiB) copied, %.0f s, %.1f MB/s%c",
 	    (unsigned long long)total_bytes, (double)total_bytes / 1e6,
 	    (double)total_bytes / 1048576.0, secs,
 	    secs > 0 ? (double)total_bytes / 1e6 / secs : 0.0, end);
-	progress_shown = true;
 }
 
-static bool input_counted;	/* see account_input() */
+static void
+progress_tick(void)
+{
+	double now;
 
-static void progress_tick(void);
+	if (!acct.progress)
+		return;
+	now = now_seconds();
+	if (now - acct.last_progress >= 1.0) {
+		acct.last_progress = now;
+		print_progress(' ');
+	}
+}
 
 void
 account(enum xfer_method m, uint64_t n)
 {
 	method_bytes[m] += n;
-	if (!input_counted)
+	if (acct.count == COUNT_MOVED)
 		total_bytes += n;
 	progress_tick();
 }
@@ -82,40 +94,27 @@ account(enum xfer_method m, uint64_t n)
 void
 account_input(uint64_t n)
 {
-	input_counted = true;
-	total_bytes += n;
+	if (acct.count == COUNT_INPUT)
+		total_bytes += n;
 	progress_tick();
-}
-
-static void
-progress_tick(void)
-{
-	if (common.progress) {
-		double now = elapsed_seconds();
-
-		if (now - last_progress >= 1.0) {
-			last_progress = now;
-			print_progress(' ');
-		}
-	}
 }
 
 void
 report_totals(void)
 {
-	double secs = elapsed_seconds() - rate_start;
+	double secs = elapsed_seconds();
 
-	if (common.progress)
+	if (acct.progress)
 		print_progress('\n');
-	if (!common.verbose)
+	if (!acct.verbose)
 		return;
 	for (int m = 0; m < M_COUNT; m++) {
 		if (method_bytes[m] == 0)
 			continue;
-		warn_msg("%s: %llu bytes in %.3f s (%.1f MiB/s)", method_names[m],
+		note("%s: %llu bytes in %.3f s (%.1f MiB/s)", method_names[m],
 		    (unsigned long long)method_bytes[m], secs,
 		    secs > 0 ? (double)method_bytes[m] / 1048576.0 / secs : 0.0);
 	}
 	if (total_bytes == 0)
-		warn_msg("0 bytes moved");
+		note("0 bytes moved");
 }

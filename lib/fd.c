@@ -53,21 +53,21 @@ pipe_max_bytes(void)
 }
 
 long
-pipe_grow(int fd)
+pipe_grow(int fd, const struct engine_opts *o)
 {
 	long have = pipe_capacity(fd), want, got = -1;
 
 	if (have < 0)
 		return -1;
-	want = (long)common.pipe_bytes;
+	want = (long)o->pipe_bytes;
 	if (want == 0) {
 		/* Only grow by default: a bigger pipe someone gave us stays. */
 		want = pipe_max_bytes();
 		if (want > DEFAULT_PIPE_BYTES)
 			want = DEFAULT_PIPE_BYTES;
 		if (want <= have) {
-			if (common.verbose)
-				warn_msg("pipe capacity: %ld bytes (%ld pages)", have,
+			if (o->verbose)
+				note("pipe capacity: %ld bytes (%ld pages)", have,
 				    have / sysconf(_SC_PAGESIZE));
 			return have;
 		}
@@ -85,18 +85,18 @@ pipe_grow(int fd)
 		want /= 2;
 	if (got < 0)
 		got = pipe_capacity(fd);
-	if (common.verbose)
-		warn_msg("pipe capacity: %ld bytes (%ld pages)", got,
+	if (o->verbose)
+		note("pipe capacity: %ld bytes (%ld pages)", got,
 		    got / sysconf(_SC_PAGESIZE));
 	return got;
 }
 
 int
-pipe_open(int fds[2])
+pipe_open(int fds[2], const struct engine_opts *o)
 {
 	if (pipe2(fds, O_CLOEXEC) < 0)
 		return -1;
-	pipe_grow(fds[0]);
+	pipe_grow(fds[0], o);
 	return 0;
 }
 
@@ -133,6 +133,47 @@ write_all(int fd, const void *buf, size_t len)
 		len -= (size_t)n;
 	}
 	return 0;
+}
+
+ssize_t
+read_retry(int fd, void *buf, size_t len)
+{
+	for (;;) {
+		ssize_t n = read(fd, buf, len);
+
+		if (n >= 0)
+			return n;
+		if (errno == EINTR)
+			continue;
+		if (errno != EAGAIN || wait_fd(fd, POLLIN) < 0)
+			return -1;
+	}
+}
+
+/* The one buffer every read/write path copies through. */
+static char copy_buf[128 * 1024];
+
+void *
+copy_buffer(size_t *bytes)
+{
+	*bytes = sizeof(copy_buf);
+	return copy_buf;
+}
+
+ssize_t
+copy_once(int in, int out, size_t max, enum xfer_side *side)
+{
+	ssize_t n = read_retry(in, copy_buf, max < sizeof(copy_buf) ? max : sizeof(copy_buf));
+
+	if (n < 0) {
+		*side = SIDE_INPUT;
+		return -1;
+	}
+	if (n > 0 && write_all(out, copy_buf, (size_t)n) < 0) {
+		*side = SIDE_OUTPUT;
+		return -1;
+	}
+	return n;
 }
 
 

@@ -53,25 +53,14 @@ err_is_output(int err)
 static int
 by_read_write(struct xfer *x)
 {
-	static char buf[128 * 1024];
-
 	while (xfer_left(x) > 0) {
-		ssize_t n = read(x->in, buf, xfer_call_bytes(x, sizeof(buf)));
+		enum xfer_side side;
+		ssize_t n = copy_once(x->in, x->out, xfer_call_bytes(x, SIZE_MAX), &side);
 
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			if (errno == EAGAIN) {
-				if (wait_fd(x->in, POLLIN) < 0)
-					return xfer_fail(x, SIDE_INPUT, "poll", errno);
-				continue;
-			}
-			return xfer_fail(x, SIDE_INPUT, "read", errno);
-		}
+		if (n < 0)
+			return xfer_fail(x, side, side == SIDE_INPUT ? "read" : "write", errno);
 		if (n == 0)
 			break;
-		if (write_all(x->out, buf, (size_t)n) < 0)
-			return xfer_fail(x, SIDE_OUTPUT, "write", errno);
 		x->moved += (uint64_t)n;
 		account(M_READ_WRITE, (uint64_t)n);
 	}
@@ -222,18 +211,13 @@ internal_pipe_drop(void)
 static int
 internal_pipe_drain(struct xfer *x, size_t queued)
 {
-	static char buf[64 * 1024];
-
 	while (queued > 0) {
-		ssize_t n = read(internal_pipe[0], buf,
-		    queued < sizeof(buf) ? queued : sizeof(buf));
+		enum xfer_side side;
+		ssize_t n = copy_once(internal_pipe[0], x->out, queued, &side);
 
-		if (n < 0 && errno == EINTR)
-			continue;
 		if (n <= 0)
-			return xfer_fail(x, SIDE_INPUT, "read", n < 0 ? errno : EIO);
-		if (write_all(x->out, buf, (size_t)n) < 0)
-			return xfer_fail(x, SIDE_OUTPUT, "write", errno);
+			return xfer_fail(x, n < 0 ? side : SIDE_INPUT,
+			    n < 0 && side == SIDE_OUTPUT ? "write" : "read", n < 0 ? errno : EIO);
 		queued -= (size_t)n;
 		x->moved += (uint64_t)n;
 		account(M_READ_WRITE, (uint64_t)n);
@@ -247,7 +231,7 @@ by_internal_pipe(struct xfer *x)
 	if (internal_pipe[0] < 0) {
 		long cap;
 
-		if (pipe_open(internal_pipe) < 0)
+		if (pipe_open(internal_pipe, &x->opts) < 0)
 			return xfer_fail(x, SIDE_NONE, "pipe2", errno), REFUSED;
 		cap = pipe_capacity(internal_pipe[0]);
 		internal_cap = cap > 0 ? (size_t)cap : 65536;
@@ -311,14 +295,14 @@ move_fd(struct xfer *x)
 	}
 	if (r != REFUSED)
 		return r;
-	if (common.strict) {
+	if (x->opts.strict) {
 		if (x->call == NULL)
 			x->call = "copy_file_range";
 		x->refused = true;
 		return FAILED;
 	}
-	if (common.verbose > 1)
-		warn_msg("%s refused (%s), using read/write", x->call,
+	if (x->opts.verbose > 1)
+		note("%s refused (%s), using read/write", x->call,
 		    strerror(x->err));
 	x->err = 0;
 	x->call = NULL;

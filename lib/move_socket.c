@@ -65,8 +65,8 @@ move_to_socket(struct xfer *x)
 		return move_fd(x);
 	if (r != REFUSED)
 		return r;
-	if (common.verbose > 1)
-		warn_msg("%s refused (%s), trying splice", x->call, strerror(x->err));
+	if (x->opts.verbose > 1)
+		note("%s refused (%s), trying splice", x->call, strerror(x->err));
 	/* Nothing moved yet: move_fd() starts over with the same offsets. */
 	return move_fd(x);
 }

@@ -12,6 +12,9 @@
 
 const char *progname = "splice-tools";
 
+/* EXIT_ERROR once a warning was printed; see exit_status(). */
+static int status;
+
 void
 set_progname(char *argv[])
 {
@@ -21,7 +24,6 @@ set_progname(char *argv[])
 		argv[0] = slash + 1;
 	if (argv[0])
 		progname = argv[0];
-	account_clock_start();
 }
 
 /* One write(2) per message: tools sharing a stderr do not interleave lines. */
@@ -58,6 +60,7 @@ warn_errno(const char *fmt, ...)
 	va_start(ap, fmt);
 	vmessage(errnum, fmt, ap);
 	va_end(ap);
+	status = EXIT_ERROR;
 	errno = errnum;
 }
 
@@ -69,6 +72,25 @@ warn_msg(const char *fmt, ...)
 	va_start(ap, fmt);
 	vmessage(0, fmt, ap);
 	va_end(ap);
+	status = EXIT_ERROR;
+}
+
+void
+note(const char *fmt, ...)
+{
+	int errnum = errno;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmessage(0, fmt, ap);
+	va_end(ap);
+	errno = errnum;
+}
+
+int
+exit_status(void)
+{
+	return status;
 }
 
 noreturn void

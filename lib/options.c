@@ -13,6 +13,16 @@
 
 struct common_opts common;
 
+struct engine_opts
+engine_opts(void)
+{
+	return (struct engine_opts){
+		.strict = common.strict,
+		.verbose = common.verbose,
+		.pipe_bytes = common.pipe_bytes,
+	};
+}
+
 int
 parse_size(const char *s, uint64_t *bytes)
 {

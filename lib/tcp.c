@@ -62,20 +62,11 @@ connect_one(int fd, const struct sockaddr *sa, socklen_t len)
 	return err == 0 ? 0 : -1;
 }
 
-static void
-sleep_seconds(double secs)
-{
-	struct timespec ts = { (time_t)secs, (long)((secs - (double)(time_t)secs) * 1e9) };
-
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-}
-
 int
 tcp_connect(const char *host, const char *port, int family, double retry_secs)
 {
 	const struct addrinfo hints = { .ai_family = family, .ai_socktype = SOCK_STREAM };
-	double deadline = elapsed_seconds() + retry_secs;
+	double deadline = now_seconds() + retry_secs;
 
 	for (;;) {
 		struct addrinfo *list, *ai;
@@ -99,7 +90,7 @@ tcp_connect(const char *host, const char *port, int family, double retry_secs)
 			err = errno;
 		/* A name that does not exist will not appear by waiting. */
 		if ((gai != 0 && gai != EAI_AGAIN && gai != EAI_SYSTEM) ||
-		    elapsed_seconds() >= deadline) {
+		    now_seconds() >= deadline) {
 			if (gai != 0 && gai != EAI_SYSTEM)
 				warn_msg("%s %s: %s", host, port, gai_strerror(gai));
 			else {
@@ -109,8 +100,8 @@ tcp_connect(const char *host, const char *port, int family, double retry_secs)
 			return -1;
 		}
 		/* A receiver starting up: try again soon, not in a busy loop. */
-		sleep_seconds(deadline - elapsed_seconds() < 0.1 ?
-		    deadline - elapsed_seconds() : 0.1);
+		sleep_seconds(deadline - now_seconds() < 0.1 ?
+		    deadline - now_seconds() : 0.1);
 	}
 }
 
@@ -192,7 +183,7 @@ tcp_listen(const char *addr, const char *port, int family, struct tcp_name *boun
 int
 tcp_accept(int listen_fd, double timeout_secs, struct tcp_name *peer)
 {
-	double deadline = elapsed_seconds() + timeout_secs;
+	double deadline = now_seconds() + timeout_secs;
 
 	for (;;) {
 		struct pollfd pfd = { .fd = listen_fd, .events = POLLIN };
@@ -201,7 +192,7 @@ tcp_accept(int listen_fd, double timeout_secs, struct tcp_name *peer)
 		int ms = -1, fd, r;
 
 		if (timeout_secs >= 0) {
-			double left_secs = deadline - elapsed_seconds();
+			double left_secs = deadline - now_seconds();
 
 			ms = left_secs > 0 ? (int)(left_secs * 1000.0) + 1 : 0;
 		}
@@ -268,23 +259,15 @@ port_valid(const char *port, bool allow_zero)
 int
 tcp_finish(int fd)
 {
-	static char drop[4096];
+	size_t drop_bytes;
+	void *drop = copy_buffer(&drop_bytes);
 
 	if (shutdown(fd, SHUT_WR) < 0)
 		return -1;
 	for (;;) {
-		ssize_t n = read(fd, drop, sizeof(drop));
+		ssize_t n = read_retry(fd, drop, drop_bytes);
 
-		if (n == 0)
-			return 0;
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && errno == EAGAIN) {
-			if (wait_fd(fd, POLLIN) < 0)
-				return -1;
-			continue;
-		}
-		if (n < 0)
-			return -1;
+		if (n <= 0)
+			return (int)n;
 	}
 }

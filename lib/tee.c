@@ -9,25 +9,18 @@
 
 #include "splice.h"
 
-/* What the read/write fallbacks copy through. */
-static char tee_buf[64 * 1024];
-
 enum { TEE_OK = 0, TEE_OUT_FAILED = -1, TEE_SRC_FAILED = -2 };
 
 /* Reads and drops the n bytes a failed output left in pipe fd. */
 static int
 tee_discard(int fd, size_t n)
 {
-	while (n > 0) {
-		ssize_t r = read(fd, tee_buf, n < sizeof(tee_buf) ? n : sizeof(tee_buf));
+	size_t buf_bytes;
+	char *buf = copy_buffer(&buf_bytes);
 
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0 && errno == EAGAIN) {
-			if (wait_fd(fd, POLLIN) < 0)
-				return -1;
-			continue;
-		}
+	while (n > 0) {
+		ssize_t r = read_retry(fd, buf, n < buf_bytes ? n : buf_bytes);
+
 		if (r <= 0) {
 			if (r == 0)
 				errno = EIO;
@@ -54,30 +47,26 @@ tee_out_fail(struct tee_out *o, const char *call, int err)
  * where the other outputs expect it.
  */
 static int
-tee_deliver(int from, struct tee_out *o, size_t n, enum xfer_method m,
-    unsigned int flags)
+tee_deliver(const struct tee_job *t, int from, struct tee_out *o, size_t n,
+    enum xfer_method m)
 {
+	size_t buf_bytes;
+	char *buf = copy_buffer(&buf_bytes);
+
 	while (n > 0) {
 		uint64_t before;
 		ssize_t r;
 		int err;
 
 		if (o->by_copy) {
-			r = read(from, tee_buf, n < sizeof(tee_buf) ? n : sizeof(tee_buf));
-			if (r < 0 && errno == EINTR)
-				continue;
-			if (r < 0 && errno == EAGAIN) {
-				if (wait_fd(from, POLLIN) < 0)
-					return TEE_SRC_FAILED;
-				continue;
-			}
+			r = read_retry(from, buf, n < buf_bytes ? n : buf_bytes);
 			if (r <= 0) {
 				if (r == 0)
 					errno = EIO;
 				return TEE_SRC_FAILED;
 			}
 			n -= (size_t)r;
-			if (write_all(o->fd, tee_buf, (size_t)r) < 0) {
+			if (write_all(o->fd, buf, (size_t)r) < 0) {
 				err = errno;
 				if (tee_discard(from, n) < 0)
 					return TEE_SRC_FAILED;
@@ -88,14 +77,14 @@ tee_deliver(int from, struct tee_out *o, size_t n, enum xfer_method m,
 			continue;
 		}
 		before = o->moved;
-		if (splice_held(from, o->fd, n, flags, m, &o->moved) == 0)
+		if (splice_held(from, o->fd, n, t->flags, m, &o->moved) == 0)
 			break;
 		err = errno;
 		n -= (size_t)(o->moved - before);
 		if (o->moved == 0 && err_is_refusal(err)) {
-			if (!common.strict) {
-				if (common.verbose > 1)
-					warn_msg("%s: splice refused (%s), using read/write",
+			if (!t->opts.strict) {
+				if (t->opts.verbose > 1)
+					note("%s: splice refused (%s), using read/write",
 					    o->name, strerror(err));
 				o->by_copy = true;
 				continue;
@@ -160,6 +149,7 @@ static ssize_t
 tee_fill(struct tee_job *t, struct tee_pipes *p, size_t cap)
 {
 	for (;;) {
+		enum xfer_side side;
 		ssize_t n;
 
 		if (!p->fill_by_read) {
@@ -177,27 +167,18 @@ tee_fill(struct tee_job *t, struct tee_pipes *p, size_t cap)
 			}
 			if (t->taken > 0 || !err_is_refusal(errno))
 				return tee_job_fail(t, SIDE_INPUT, "splice", errno);
-			if (common.verbose > 1)
-				warn_msg("%s: splice refused (%s), using read/write",
+			if (t->opts.verbose > 1)
+				note("%s: splice refused (%s), using read/write",
 				    t->in_name, strerror(errno));
 			p->fill_by_read = true;
 		}
 		/* An empty pipe of cap bytes takes cap bytes without blocking. */
-		n = read(t->in, tee_buf, cap < sizeof(tee_buf) ? cap : sizeof(tee_buf));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && errno == EAGAIN) {
-			if (wait_fd(t->in, POLLIN) < 0)
-				return tee_job_fail(t, SIDE_INPUT, "poll", errno);
-			continue;
-		}
+		n = copy_once(t->in, p->fill[1], cap, &side);
 		if (n < 0)
-			return tee_job_fail(t, SIDE_INPUT, "read", errno);
-		if (n > 0) {
-			if (write_all(p->fill[1], tee_buf, (size_t)n) < 0)
-				return tee_job_fail(t, SIDE_NONE, "write", errno);
+			return tee_job_fail(t, side == SIDE_INPUT ? SIDE_INPUT : SIDE_NONE,
+			    side == SIDE_INPUT ? "read" : "write", errno);
+		if (n > 0)
 			account(M_READ_WRITE, (uint64_t)n);
-		}
 		return n;
 	}
 }
@@ -228,17 +209,12 @@ tee_single(struct tee_job *t, int src, struct tee_out *o, size_t len)
 		ssize_t n;
 
 		if (o->by_copy) {
-			n = read(src, tee_buf, len < sizeof(tee_buf) ? len : sizeof(tee_buf));
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n < 0 && errno == EAGAIN) {
-				if (wait_fd(src, POLLIN) < 0)
-					return tee_job_fail(t, SIDE_INPUT, "poll", errno);
-				continue;
-			}
-			if (n < 0)
+			enum xfer_side side;
+
+			n = copy_once(src, o->fd, len, &side);
+			if (n < 0 && side == SIDE_INPUT)
 				return tee_job_fail(t, SIDE_INPUT, "read", errno);
-			if (n > 0 && write_all(o->fd, tee_buf, (size_t)n) < 0) {
+			if (n < 0) {
 				tee_out_fail(o, "write", errno);
 				return tee_dropped(t, o) ? ROUND_AGAIN : ROUND_FAILED;
 			}
@@ -262,9 +238,9 @@ tee_single(struct tee_job *t, int src, struct tee_out *o, size_t len)
 			continue;
 		}
 		if (o->moved == 0 && err_is_refusal(errno)) {
-			if (!common.strict) {
-				if (common.verbose > 1)
-					warn_msg("%s: splice refused (%s), using read/write",
+			if (!t->opts.strict) {
+				if (t->opts.verbose > 1)
+					note("%s: splice refused (%s), using read/write",
 					    o->name, strerror(errno));
 				o->by_copy = true;
 				continue;
@@ -284,25 +260,18 @@ tee_single(struct tee_job *t, int src, struct tee_out *o, size_t len)
 static ssize_t
 tee_copy_round(struct tee_job *t, int src, size_t len)
 {
-	ssize_t n;
+	size_t buf_bytes;
+	char *buf = copy_buffer(&buf_bytes);
+	ssize_t n = read_retry(src, buf, len < buf_bytes ? len : buf_bytes);
 
-	for (;;) {
-		n = read(src, tee_buf, len < sizeof(tee_buf) ? len : sizeof(tee_buf));
-		if (n >= 0)
-			break;
-		if (errno == EINTR)
-			continue;
-		if (errno != EAGAIN)
-			return tee_job_fail(t, SIDE_INPUT, "read", errno);
-		if (wait_fd(src, POLLIN) < 0)
-			return tee_job_fail(t, SIDE_INPUT, "poll", errno);
-	}
+	if (n < 0)
+		return tee_job_fail(t, SIDE_INPUT, "read", errno);
 	for (size_t i = 0; i < t->nouts && n > 0; i++) {
 		struct tee_out *o = &t->outs[i];
 
 		if (o->gone)
 			continue;
-		if (write_all(o->fd, tee_buf, (size_t)n) < 0) {
+		if (write_all(o->fd, buf, (size_t)n) < 0) {
 			tee_out_fail(o, "write", errno);
 			if (!tee_dropped(t, o))
 				return ROUND_FAILED;
@@ -320,12 +289,12 @@ tee_refused(struct tee_job *t, struct tee_pipes *p, int err)
 {
 	if (t->taken > 0 || !err_is_refusal(err))
 		return tee_job_fail(t, SIDE_NONE, "tee", err);
-	if (common.strict) {
+	if (t->opts.strict) {
 		t->refused = true;
 		return tee_job_fail(t, SIDE_NONE, "tee", err);
 	}
-	if (common.verbose > 1)
-		warn_msg("tee refused (%s), using read/write", strerror(err));
+	if (t->opts.verbose > 1)
+		note("tee refused (%s), using read/write", strerror(err));
 	p->copy_all = true;
 	return ROUND_AGAIN;
 }
@@ -359,8 +328,8 @@ tee_round(struct tee_job *t, struct tee_pipes *p, size_t len)
 	if (p->direct && first == &t->outs[0] &&
 	    pipe_capacity(t->outs[0].fd) > p->q_cap) {
 		p->direct = false;
-		if (common.verbose)
-			warn_msg("%s grew past the internal pipe: fed through it",
+		if (t->opts.verbose)
+			note("%s grew past the internal pipe: fed through it",
 			    t->outs[0].name);
 	}
 	if (p->direct && first == &t->outs[0]) {
@@ -378,7 +347,7 @@ tee_round(struct tee_job *t, struct tee_pipes *p, size_t len)
 		if (n < 0)
 			return tee_refused(t, p, errno);
 		if (n > 0) {
-			r = tee_deliver(p->q[0], first, (size_t)n, M_TEE, t->flags);
+			r = tee_deliver(t, p->q[0], first, (size_t)n, M_TEE);
 			if (r == TEE_SRC_FAILED)
 				return tee_job_fail(t, SIDE_NONE, "read", errno);
 			if (r == TEE_OUT_FAILED && !tee_dropped(t, first))
@@ -400,13 +369,13 @@ tee_round(struct tee_job *t, struct tee_pipes *p, size_t len)
 		m = tee_some(p->src, p->q[1], (size_t)n);
 		if (m != n)
 			return tee_job_fail(t, SIDE_NONE, "tee", m < 0 ? errno : EIO);
-		r = tee_deliver(p->q[0], o, (size_t)n, M_TEE, t->flags);
+		r = tee_deliver(t, p->q[0], o, (size_t)n, M_TEE);
 		if (r == TEE_SRC_FAILED)
 			return tee_job_fail(t, SIDE_NONE, "read", errno);
 		if (r == TEE_OUT_FAILED && !tee_dropped(t, o))
 			return ROUND_FAILED;
 	}
-	r = tee_deliver(p->src, last, (size_t)n, M_SPLICE, t->flags);
+	r = tee_deliver(t, p->src, last, (size_t)n, M_SPLICE);
 	if (r == TEE_SRC_FAILED)
 		return tee_job_fail(t, SIDE_INPUT, "read", errno);
 	if (r == TEE_OUT_FAILED && !tee_dropped(t, last))
@@ -428,29 +397,28 @@ tee_fd(struct tee_job *t)
 
 	t->taken = 0;
 	t->err = 0;
-	account_input(0);
 	t->call = NULL;
 	t->side = SIDE_NONE;
 	t->refused = false;
 	t->stopped = false;
-	if (common.strict && (!in_pipe || !p.direct)) {
+	if (t->opts.strict && (!in_pipe || !p.direct)) {
 		t->refused = true;
 		return tee_job_fail(t, in_pipe ? SIDE_OUTPUT : SIDE_INPUT, "tee", EINVAL);
 	}
 	if (p.direct)
-		pipe_grow(t->outs[0].fd);
+		pipe_grow(t->outs[0].fd, &t->opts);
 	if (!in_pipe) {
-		if (pipe_open(p.fill) < 0)
+		if (pipe_open(p.fill, &t->opts) < 0)
 			return tee_job_fail(t, SIDE_NONE, "pipe2", errno);
 		p.src = p.fill[0];
-		if (common.verbose)
-			warn_msg("%s is not a pipe: spliced into an internal pipe for tee(2)",
+		if (t->opts.verbose)
+			note("%s is not a pipe: spliced into an internal pipe for tee(2)",
 			    t->in_name);
 	}
 	if (t->nouts > 1) {
 		long out_cap = p.direct ? pipe_capacity(t->outs[0].fd) : 0;
 
-		if (pipe_open(p.q) < 0) {
+		if (pipe_open(p.q, &t->opts) < 0) {
 			rval = tee_job_fail(t, SIDE_NONE, "pipe2", errno);
 			goto out;
 		}
@@ -458,8 +426,8 @@ tee_fd(struct tee_job *t)
 		if (out_cap > p.q_cap && fcntl(p.q[1], F_SETPIPE_SZ, (int)out_cap) >= 0)
 			p.q_cap = pipe_capacity(p.q[0]);
 	}
-	if (common.verbose && t->nouts > 0 && !p.direct)
-		warn_msg("%s is not a pipe: fed by tee(2) through an internal pipe",
+	if (t->opts.verbose && t->nouts > 0 && !p.direct)
+		note("%s is not a pipe: fed by tee(2) through an internal pipe",
 		    t->outs[0].name);
 	/*
 	 * A pipe input: tee(2) and splice(2) take what is there, at most its
