@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/sendfile.h>
 #include <sys/socket.h>
@@ -152,8 +154,13 @@ help(void)
 
 /* ---- the data and its check ------------------------------------------------ */
 
+/*
+ * The reference stream, and the data the producers send: the same bytes,
+ * but with corrupt, one byte changed where every checked run of run_bytes
+ * (0: the default sizes) still carries it.
+ */
 static int
-make_pattern(bool corrupt)
+make_pattern(bool corrupt, uint64_t run_bytes)
 {
 	/* A fresh stream every time the tool runs. */
 	const struct pattern stream = {
@@ -169,8 +176,13 @@ make_pattern(bool corrupt)
 	}
 	pattern_fill(&stream, 0, pattern, PATTERN_BYTES);
 	memcpy(data, pattern, PATTERN_BYTES);
-	if (corrupt)
-		data[PATTERN_BYTES / 2 + 1] ^= 0x40;
+	if (corrupt) {
+		uint64_t at = PATTERN_BYTES / 2 + 1;
+
+		if (run_bytes > 0 && run_bytes / 2 < at)
+			at = run_bytes / 2;
+		data[at] ^= 0x40;
+	}
 	memcpy(huge_data, data, PATTERN_BYTES);
 	return 0;
 }
@@ -724,17 +736,81 @@ close_tracked(void)
 		close(tracked[--n_tracked]);
 }
 
-static int
-spawn(struct stage *s)
+/* The workers of the run in progress, for end_workers(). */
+static volatile pid_t workers[3];
+
+static const int ending_signals[] = { SIGHUP, SIGINT, SIGTERM };
+
+/*
+ * SIGINT, SIGTERM or SIGHUP: no worker may outlive us, so kill and reap
+ * them, then die of the same signal (the shell sees 128+N).  Only
+ * async-signal-safe calls here.
+ */
+static void
+end_workers(int sig)
 {
+	for (size_t i = 0; i < sizeof(workers) / sizeof(workers[0]); i++) {
+		if (workers[i] > 0) {
+			kill(workers[i], SIGKILL);
+			while (waitpid(workers[i], NULL, 0) < 0 && errno == EINTR)
+				;
+		}
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static int
+catch_ending_signals(void (*handler)(int))
+{
+	struct sigaction sa = { .sa_handler = handler };
+
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(ending_signals) / sizeof(ending_signals[0]); i++) {
+		sigaddset(&sa.sa_mask, ending_signals[i]);
+	}
+	for (size_t i = 0; i < sizeof(ending_signals) / sizeof(ending_signals[0]); i++) {
+		/* A signal ignored when we started (nohup) stays ignored. */
+		struct sigaction old;
+
+		if (sigaction(ending_signals[i], NULL, &old) < 0)
+			return -1;
+		if (old.sa_handler != SIG_IGN && sigaction(ending_signals[i], &sa, NULL) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int
+spawn(struct stage *s, int slot)
+{
+	pid_t tool = getpid();
+	sigset_t block, old;
+
 	fflush(stdout);
 	fflush(stderr);
+	/* The pid is recorded before a signal can ask for it. */
+	sigemptyset(&block);
+	for (size_t i = 0; i < sizeof(ending_signals) / sizeof(ending_signals[0]); i++)
+		sigaddset(&block, ending_signals[i]);
+	sigprocmask(SIG_BLOCK, &block, &old);
 	s->pid = fork();
+	if (s->pid > 0)
+		workers[slot] = s->pid;
+	if (s->pid != 0)
+		sigprocmask(SIG_SETMASK, &old, NULL);
 	if (s->pid < 0) {
 		warn_errno("fork");
 		return -1;
 	}
 	if (s->pid == 0) {
+		/* A worker dies with the tool, whatever kills the tool. */
+		for (size_t i = 0; i < sizeof(ending_signals) / sizeof(ending_signals[0]); i++)
+			if (signal(ending_signals[i], SIG_DFL) == SIG_IGN)
+				signal(ending_signals[i], SIG_IGN);
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != tool)
+			_exit(EXIT_ERROR);
 		for (int i = 0; i < n_tracked; i++)
 			if (tracked[i] != s->in && tracked[i] != s->out)
 				close(tracked[i]);
@@ -856,7 +932,7 @@ run_once(const struct bench_case *bc, uint64_t bytes, bool check, double *wall, 
 
 	start = now_seconds();
 	for (int i = 0; i < n; i++)
-		if (spawn(&st[i]) < 0) {
+		if (spawn(&st[i], i) < 0) {
 			n = i;
 			rval = -1;
 			break;
@@ -872,6 +948,7 @@ run_once(const struct bench_case *bc, uint64_t bytes, bool check, double *wall, 
 				warn_errno("wait4");
 				return -1;
 			}
+		workers[i] = 0;
 		*cpu += (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
 		    (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
 		if (!WIFEXITED(st[i].status) || WEXITSTATUS(st[i].status) != 0)
@@ -1110,7 +1187,14 @@ main(int argc, char *argv[])
 			need_file = true;
 	}
 
-	if (make_pattern(corrupt) < 0)
+	(void)std_fds_fill(STD_FD(STDOUT_FILENO));
+	if (exit_status() != 0)
+		return exit_status();
+	if (catch_ending_signals(end_workers) < 0) {
+		warn_errno("sigaction");
+		return EXIT_ERROR;
+	}
+	if (make_pattern(corrupt, size) < 0)
 		return EXIT_ERROR;
 	if ((devnull = open("/dev/null", O_WRONLY | O_CLOEXEC)) < 0) {
 		warn_errno("/dev/null");
@@ -1147,5 +1231,5 @@ main(int argc, char *argv[])
 	}
 	if (any_failed)
 		warn_msg("a case failed: its data or its system calls were wrong (see above)");
-	return exit_status();
+	exit_flushing_stdout();
 }

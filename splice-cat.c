@@ -57,6 +57,7 @@ main(int argc, char *argv[])
 	struct engine_opts eo;
 	struct stat out_st;
 	char *const *files;
+	unsigned int closed;
 	int opt;
 
 	set_progname(argv);
@@ -81,6 +82,10 @@ main(int argc, char *argv[])
 	files = optind < argc ? argv + optind : stdin_only;
 	eo = engine_opts();
 	account_start(common.progress, common.verbose, COUNT_MOVED);
+	/* Standard input is needed only for a "-" operand, reported there. */
+	closed = std_fds_fill(STD_FD(STDOUT_FILENO));
+	if (exit_status() != 0)
+		return exit_status();
 
 	if (fstat(STDOUT_FILENO, &out_st) < 0) {
 		warn_errno("standard output");
@@ -100,6 +105,11 @@ main(int argc, char *argv[])
 		if (is_stdin) {
 			x.in = STDIN_FILENO;
 			name = "standard input";
+			if (closed & STD_FD(STDIN_FILENO)) {
+				errno = EBADF;
+				warn_errno("%s", name);
+				continue;
+			}
 		} else if ((x.in = open(name, O_RDONLY | O_CLOEXEC)) < 0) {
 			warn_errno("%s", name);
 			continue;

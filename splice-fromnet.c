@@ -136,14 +136,9 @@ main(int argc, char *argv[])
 	eo = engine_opts();
 	account_start(common.progress, common.verbose, COUNT_MOVED);
 
-	if (fcntl(STDOUT_FILENO, F_GETFD) < 0) {
-		warn_errno("standard output");
-		return EXIT_ERROR;
-	}
-	if (std_fds_fill() < 0) {
-		warn_errno("/dev/null");
-		return EXIT_ERROR;
-	}
+	(void)std_fds_fill(STD_FD(STDOUT_FILENO));
+	if (exit_status() != 0)
+		return exit_status();
 	cap = fd_is_pipe(STDOUT_FILENO) ? pipe_grow(STDOUT_FILENO, &eo) : -1;
 	listener = tcp_listen(bind_addr, argv[optind], family, &here);
 	if (listener < 0)

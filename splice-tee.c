@@ -104,6 +104,38 @@ open_failed(struct tee_out *o)
 		exit(EXIT_ERROR);
 }
 
+/* The engine failed as a whole (not one output): say why. */
+static void
+job_failed(const struct tee_job *job)
+{
+	if (job->refused && job->side != SIDE_NONE)
+		warn_msg("%s is not a pipe: tee(2) needs pipes (--strict: no fallback)",
+		    job->side == SIDE_INPUT ? job->in_name : job->outs[0].name);
+	else if (job->refused)
+		warn_msg("%s: %s (--strict: no fallback to read/write)", job->call,
+		    strerror(job->err));
+	else if (job->side == SIDE_INPUT)
+		warn_msg("%s: %s", job->in_name, strerror(job->err));
+	else
+		warn_msg("%s: %s", job->call, strerror(job->err));
+}
+
+/* What O_TRUNC would have done, once nothing can stop the copy. */
+static void
+truncate_files(struct tee_out *files, size_t nfiles)
+{
+	for (struct tee_out *o = files; o < files + nfiles; o++) {
+		struct stat st;
+
+		if (o->fd < 0 || fstat(o->fd, &st) < 0 || !S_ISREG(st.st_mode))
+			continue;
+		if (ftruncate(o->fd, 0) < 0) {
+			warn_errno("%s", o->name);
+			open_failed(o);
+		}
+	}
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -122,7 +154,7 @@ main(int argc, char *argv[])
 	char **hosts, **ports, **net_names;
 	size_t nfiles, nnets = 0;
 	bool append = false;
-	struct stat st;
+	unsigned int closed;
 	int opt;
 
 	set_progname(argv);
@@ -174,6 +206,10 @@ main(int argc, char *argv[])
 	nfiles = (size_t)(argc - optind);
 	job.opts = engine_opts();
 	account_start(common.progress, common.verbose, COUNT_INPUT);
+	/* No FILE is truncated when there is no input to copy. */
+	closed = std_fds_fill(STD_FD(STDIN_FILENO));
+	if (exit_status() != 0)
+		return exit_status();
 	/* A vanished reader is an error to report, not a signal to die of. */
 	if (mode != OE_SIGPIPE && signal(SIGPIPE, SIG_IGN) == SIG_ERR) {
 		warn_errno("SIGPIPE");
@@ -189,8 +225,8 @@ main(int argc, char *argv[])
 	job.outs = outs;
 	outs[0].fd = STDOUT_FILENO;
 	outs[0].name = "standard output";
-	if (fstat(STDOUT_FILENO, &st) < 0) {
-		outs[0].err = errno;
+	if (closed & STD_FD(STDOUT_FILENO)) {
+		outs[0].err = EBADF;
 		outs[0].gone = true;
 		if (!output_failed(&outs[0]))
 			return EXIT_ERROR;
@@ -198,8 +234,9 @@ main(int argc, char *argv[])
 	o = outs + 1;
 	for (int i = optind; i < argc; i++, o++) {
 		o->name = argv[i];
-		o->fd = open(argv[i], O_WRONLY | O_CREAT | O_CLOEXEC |
-		    (append ? O_APPEND : O_TRUNC), 0666);
+		/* Truncated once the engine knows it can copy. */
+		o->fd = open(argv[i], O_WRONLY | O_CREAT | O_CLOEXEC | (append ? O_APPEND : 0),
+		    0666);
 		if (o->fd < 0) {
 			warn_errno("%s", argv[i]);
 			open_failed(o);
@@ -213,18 +250,13 @@ main(int argc, char *argv[])
 			open_failed(o);
 	}
 
-	if (tee_fd(&job) < 0 && !job.stopped) {
-		if (job.refused && job.side != SIDE_NONE)
-			warn_msg("%s is not a pipe: tee(2) needs pipes (--strict: no fallback)",
-			    job.side == SIDE_INPUT ? job.in_name : outs[0].name);
-		else if (job.refused)
-			warn_msg("%s: %s (--strict: no fallback to read/write)", job.call,
-			    strerror(job.err));
-		else if (job.side == SIDE_INPUT)
-			warn_msg("%s: %s", job.in_name, strerror(job.err));
-		else
-			warn_msg("%s: %s", job.call, strerror(job.err));
-	}
+	if (tee_open(&job) == 0) {
+		if (!append)
+			truncate_files(outs + 1, nfiles);
+		if (tee_fd(&job) < 0 && !job.stopped)
+			job_failed(&job);
+	} else
+		job_failed(&job);
 
 	/* The peers get EOF, and are waited for until they have read it all. */
 	for (o = outs + 1 + nfiles; o < outs + job.nouts; o++) {

@@ -75,14 +75,9 @@ main(int argc, char *argv[])
 	x.opts = eo;
 	account_start(common.progress, common.verbose, COUNT_MOVED);
 
-	if (fcntl(STDIN_FILENO, F_GETFD) < 0) {
-		warn_errno("standard input");
-		return EXIT_ERROR;
-	}
-	if (std_fds_fill() < 0) {
-		warn_errno("/dev/null");
-		return EXIT_ERROR;
-	}
+	(void)std_fds_fill(STD_FD(STDIN_FILENO));
+	if (exit_status() != 0)
+		return exit_status();
 	/* A peer that goes away is reported as EPIPE, not a silent death. */
 	signal(SIGPIPE, SIG_IGN);
 	if (fd_is_pipe(STDIN_FILENO))

@@ -15,6 +15,7 @@
  *   move.c        move_fd(): splice, copy_file_range, ...    -> fd, account, msg
  *   move_socket.c move_to_socket(): sendfile, splice         -> move, fd, account
  *   tee.c         tee_fd(): tee(2) to many outputs           -> move, fd, account
+ *   tee_pipes.c   tee_open(): the tee engine's pipes         -> fd, msg
  *   tcp.c         connect, listen, accept, addresses         -> fd, clock, msg
  *   pattern.c     the patterns vmsplice writes               -> msg
  *   vmsplice_io.c vmsplice(2) in and out of a pipe           -> fd, account
@@ -65,6 +66,11 @@ int exit_status(void);
 noreturn void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "prog (splice-tools) X.Y.Z" on stdout, exit 0. */
 noreturn void print_version(void);
+/*
+ * Exits with exit_status() once what stdio holds for stdout is written, or
+ * with EXIT_ERROR after "prog: standard output: strerror" when it cannot be.
+ */
+noreturn void exit_flushing_stdout(void);
 
 /* ---- sizes: lib/options.c ----------------------------------------------- */
 
@@ -299,7 +305,7 @@ int tcp_finish(int fd);
  */
 int move_to_socket(struct xfer *x);
 
-/* ---- tee, one input to many outputs: lib/tee.c --------------------------- */
+/* ---- tee, one input to many outputs: lib/tee.c, lib/tee_pipes.c ---------- */
 
 /* One output of tee_fd(). */
 struct tee_out {
@@ -312,6 +318,17 @@ struct tee_out {
 	int err;		/* errno of the failure that dropped it */
 	const char *call;	/* the syscall that failed */
 	bool refused;		/* --strict stopped a fallback */
+};
+
+/* The pipes of tee_open() and tee_fd(): the engine's own. */
+struct tee_pipes {
+	int src;		/* the input, or fill[0] */
+	int fill[2];		/* an input that is not a pipe goes in here first */
+	int q[2];		/* tee(2) into here, splice(2) out to an output */
+	long q_cap;		/* kept at least the source's capacity */
+	bool direct;		/* outs[0] is fed by tee(2) itself */
+	bool fill_by_read;	/* splice(2) into fill was refused */
+	bool copy_all;		/* no tee(2): read once, write to each */
 };
 
 struct tee_job {
@@ -333,19 +350,31 @@ struct tee_job {
 	enum xfer_side side;	/* SIDE_INPUT; SIDE_NONE: internal; SIDE_OUTPUT: outs[0] */
 	bool refused;		/* --strict: in or outs[0] is not a pipe */
 	bool stopped;		/* output_failed() said stop */
+	struct tee_pipes pipes;	/* set up by tee_open() */
 };
 
 /*
- * Copies everything from t->in to every output that is not gone, until end
- * of input or until every output is gone.  When t->in and outs[0] are pipes:
- * tee(2) into outs[0], tee(2) into an internal pipe and splice(2) from there
- * for each other output, and the last output consumes the input with
- * splice(2); at most one pipe capacity is in flight per output.  An input
- * that is not a pipe is spliced (or read) into an internal pipe first; an
- * output that refuses splice(2) before its first byte gets read/write.
- * t->opts.strict refuses any input or outs[0] that is not a pipe, and any
- * read/write fallback.  A failing output is dropped and output_failed()
- * called; the others go on.  Returns 0, or -1 with t->err, t->call, t->side
+ * Makes the pipes tee_fd() needs, before any output is truncated: when
+ * they cannot be made, tee_fd() copies with read(2) and write(2) instead,
+ * unless t->opts.strict, which refuses here (and refuses an input or outs[0]
+ * that is not a pipe).  Returns 0, or -1 with t->err, t->call, t->side and
+ * t->refused set.
+ */
+int tee_open(struct tee_job *t);
+
+/*
+ * After tee_open(): copies everything from t->in to every output that is
+ * not gone, until end of input or until every output is gone.  When t->in
+ * and outs[0] are pipes: tee(2) into outs[0], tee(2) into an internal pipe
+ * and splice(2) from there for each other output, and the last output
+ * consumes the input with splice(2); at most one pipe capacity is in flight
+ * per output, and the internal pipe follows the source's capacity
+ * (read/write for the rest of a round when it cannot follow a pipe the
+ * other end grew).  An input that is not a pipe is spliced (or read) into an
+ * internal pipe first; an output that refuses splice(2) before its first
+ * byte gets read/write.  t->opts.strict refuses every read/write fallback.
+ * A failing output is dropped and output_failed() called; the others go
+ * on.  Closes the pipes.  Returns 0, or -1 with t->err, t->call, t->side
  * (input or internal failure), t->refused or t->stopped; prints nothing
  * but -v notes.
  */
@@ -419,13 +448,19 @@ ssize_t vmsplice_read(int fd, void *buf, size_t len, bool nonblock);
 
 /* ---- standard descriptors: lib/fd.c ------------------------------------- */
 
+/* Bit of descriptor fd (0, 1 or 2) in std_fds_fill()'s argument and result. */
+#define STD_FD(fd) (1u << (fd))
+/* "standard input", "standard output" or "standard error". */
+const char *std_fd_name(int fd);
 /*
  * Opens /dev/null on each of descriptors 0, 1 and 2 that is closed, so that
- * a socket opened later never lands there and a message never goes into
- * it.  Call it after checking the descriptors the tool moves data through.
- * Returns 0, or -1 with errno.
+ * no pipe, file or socket the tool opens later lands there and no message
+ * goes into one.  Each closed descriptor in needed (STD_FD bits) is an
+ * error: "prog: standard input: Bad file descriptor".  Call it once the
+ * options are parsed, before anything is opened; exit_status() then says
+ * whether to go on.  Returns the descriptors that were closed.
  */
-int std_fds_fill(void);
+unsigned int std_fds_fill(unsigned int needed);
 
 /* ---- clock: lib/clock.c ------------------------------------------------- */
 
@@ -473,5 +508,15 @@ int splice_across(struct xfer *x, bool in_pipe, bool out_pipe, bool more_when_fu
  */
 int splice_held(int from, int to, size_t n, unsigned int flags, enum xfer_method m,
     uint64_t *moved);
+
+/* Records a failure of the input (or of an internal pipe) in t; returns -1. */
+int tee_job_fail(struct tee_job *t, enum xfer_side side, const char *call, int err);
+/*
+ * True when the empty internal pipe q has at least the capacity of the
+ * source (grown to it if need be); false with errno when it cannot have.
+ */
+bool tee_q_holds_source(struct tee_job *t, struct tee_pipes *p);
+/* Closes the tee engine's pipes. */
+void tee_close(struct tee_pipes *p);
 
 #endif

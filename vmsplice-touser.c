@@ -172,6 +172,10 @@ main(int argc, char *argv[])
 		usage_error("extra operand '%s'", argv[optind]);
 	eo = engine_opts();
 	account_start(common.progress, common.verbose, COUNT_MOVED);
+	(void)std_fds_fill(STD_FD(STDIN_FILENO) |
+	    (dumping || counting ? STD_FD(STDOUT_FILENO) : 0));
+	if (exit_status() != 0)
+		return exit_status();
 
 	/*
 	 * vmsplice(2) reads a pipe only through a read-only descriptor: on one
@@ -217,15 +221,21 @@ main(int argc, char *argv[])
 				warn_msg("standard input: byte %llu is 0x%02x, expected 0x%02x"
 				    " (pattern %s)", (unsigned long long)bad, buf[good],
 				    pattern_byte(&pattern, bad), pattern_label(&pattern));
-				total = bad;
+				/* The dump ends with the wrong byte; -c counts good ones. */
+				if (dumping)
+					dump(&dumper, buf, good + 1);
+				total += good;
 				break;
 			}
 		}
 		if (dumping)
 			dump(&dumper, buf, (size_t)n);
 		total += (uint64_t)n;
+		/* A reader that went away (EPIPE with SIGPIPE ignored) ends the run. */
+		if (out_failed)
+			break;
 	}
-	if (dumping && exit_status() == 0)
+	if (dumping)
 		dump_end(&dumper);
 	if (counting)
 		put_number(total, "%llu\n");

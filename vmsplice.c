@@ -34,7 +34,7 @@ enum {
 };
 
 static struct pattern pattern = { .kind = PAT_ZERO };
-static bool reuse, clear, unalign, huge, busy;
+static bool reuse, clear, unalign, huge, busy, endless;
 static unsigned int vmsplice_flags;
 
 static void
@@ -64,11 +64,11 @@ round_up(size_t n, size_t unit)
 	return (n + unit - 1) / unit * unit;
 }
 
-/* Bytes still to write, capped at limit; size UINT64_MAX is endless. */
+/* Bytes still to write, capped at limit; with -s inf, no end. */
 static size_t
 next_bytes(uint64_t size, uint64_t done, size_t limit)
 {
-	uint64_t left = size == UINT64_MAX ? UINT64_MAX : size - done;
+	uint64_t left = endless ? UINT64_MAX : size - done;
 
 	return left < limit ? (size_t)left : limit;
 }
@@ -277,8 +277,8 @@ main(int argc, char *argv[])
 	    NULL)) != -1) {
 		switch (opt) {
 		case 's':
-			size = strcmp(optarg, "inf") == 0 ? UINT64_MAX :
-			    option_size("--size", optarg);
+			endless = strcmp(optarg, "inf") == 0;
+			size = endless ? UINT64_MAX : option_size("--size", optarg);
 			size_given = true;
 			break;
 		case 'p':
@@ -311,6 +311,9 @@ main(int argc, char *argv[])
 		usage_error("extra operand '%s'", argv[optind]);
 	eo = engine_opts();
 	account_start(common.progress, common.verbose, COUNT_MOVED);
+	(void)std_fds_fill(STD_FD(STDOUT_FILENO));
+	if (exit_status() != 0)
+		return exit_status();
 
 	/* On a read-only descriptor vmsplice(2) would read the pipe instead. */
 	to_pipe = fd_is_pipe(STDOUT_FILENO) &&
@@ -329,10 +332,6 @@ main(int argc, char *argv[])
 			    " (--strict: no fallback to write)");
 			return EXIT_ERROR;
 		}
-		if (fcntl(STDOUT_FILENO, F_GETFL) < 0) {
-			warn_errno("standard output");
-			return EXIT_ERROR;
-		}
 		half = common.pipe_bytes ? common.pipe_bytes : DEFAULT_PIPE_BYTES;
 	}
 	if (!size_given)
@@ -349,7 +348,7 @@ main(int argc, char *argv[])
 	if (common.verbose) {
 		char amount[32] = "endless";
 
-		if (size != UINT64_MAX)
+		if (!endless)
 			snprintf(amount, sizeof(amount), "%llu bytes", (unsigned long long)size);
 		note("%s of %s; %s %zu bytes (%zu pages), halves of %zu; %s", amount,
 		    pattern_label(&pattern), to_pipe ? "pipe" : "buffer", half,

@@ -177,23 +177,41 @@ copy_once(int in, int out, size_t max, enum xfer_side *side)
 }
 
 
-int
-std_fds_fill(void)
+const char *
+std_fd_name(int fd)
 {
+	static const char *const names[] = {
+		"standard input", "standard output", "standard error",
+	};
+
+	return fd >= 0 && fd <= 2 ? names[fd] : "descriptor";
+}
+
+unsigned int
+std_fds_fill(unsigned int needed)
+{
+	unsigned int closed = 0;
+
 	for (int fd = 0; fd <= 2; fd++) {
 		int null_fd;
 
 		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
 			continue;
+		closed |= STD_FD(fd);
 		/* The lowest free descriptor: fd itself. */
 		null_fd = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
-		if (null_fd < 0)
-			return -1;
 		if (null_fd != fd) {
-			close(null_fd);
-			errno = EBADF;
-			return -1;
+			if (null_fd >= 0)
+				close(null_fd);
+			warn_errno("/dev/null");
+			return closed;
 		}
 	}
-	return 0;
+	for (int fd = 0; fd <= 2; fd++) {
+		if (closed & needed & STD_FD(fd)) {
+			errno = EBADF;
+			warn_errno("%s", std_fd_name(fd));
+		}
+	}
+	return closed;
 }

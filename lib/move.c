@@ -258,6 +258,11 @@ by_internal_pipe(struct xfer *x)
 		    &x->moved) < 0) {
 			int err = errno;
 
+			if (x->moved == 0 && err_is_refusal(err) && x->opts.strict) {
+				/* Not one byte by read/write: what the pipe holds is dropped. */
+				internal_pipe_drop();
+				return xfer_fail(x, SIDE_OUTPUT, "splice", err), REFUSED;
+			}
 			if (x->moved == 0 && err_is_refusal(err)) {
 				/* Input already gave these bytes: deliver them. */
 				if (internal_pipe_drain(x, (size_t)n) != DONE) {

@@ -109,5 +109,16 @@ noreturn void
 print_version(void)
 {
 	printf("%s (splice-tools) %s\n", progname, SPLICE_TOOLS_VERSION);
-	exit(fflush(stdout) == 0 ? 0 : EXIT_ERROR);
+	exit_flushing_stdout();
+}
+
+noreturn void
+exit_flushing_stdout(void)
+{
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		/* EBADF for a closed stdout, ENOSPC for /dev/full. */
+		warn_errno("standard output");
+		exit(EXIT_ERROR);
+	}
+	exit(exit_status());
 }

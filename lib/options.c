@@ -112,7 +112,7 @@ common_option(int opt, const char *arg, void (*help)(void))
 	}
 	case 'h':
 		help();
-		exit(fflush(stdout) == 0 ? 0 : EXIT_ERROR);
+		exit_flushing_stdout();
 	case 'V':
 		print_version();
 	case '?':

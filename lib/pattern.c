@@ -9,6 +9,13 @@
 
 #include "splice.h"
 
+/* Decimal, or hexadecimal after 0x: a leading 0 is not octal. */
+static int
+number_base(const char *digits)
+{
+	return digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X') ? 16 : 10;
+}
+
 void
 pattern_parse(const char *opt, const char *arg, struct pattern *p)
 {
@@ -29,7 +36,7 @@ pattern_parse(const char *opt, const char *arg, struct pattern *p)
 		unsigned long byte;
 
 		errno = 0;
-		byte = strtoul(colon + 1, &end, 0);
+		byte = strtoul(colon + 1, &end, number_base(colon + 1));
 		if (colon[1] < '0' || colon[1] > '9' || *end != '\0' || errno || byte > 255)
 			usage_error("%s: fill needs a byte from 0 to 255: '%s'", opt, arg);
 		p->kind = PAT_FILL;
@@ -38,7 +45,7 @@ pattern_parse(const char *opt, const char *arg, struct pattern *p)
 		unsigned long long seed;
 
 		errno = 0;
-		seed = strtoull(colon + 1, &end, 0);
+		seed = strtoull(colon + 1, &end, number_base(colon + 1));
 		if (colon[1] < '0' || colon[1] > '9' || *end != '\0' || errno)
 			usage_error("%s: random needs a seed from 0 to 2^64-1: '%s'", opt, arg);
 		p->kind = PAT_RANDOM;

@@ -3,6 +3,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <limits.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -194,13 +195,17 @@ tcp_accept(int listen_fd, double timeout_secs, struct tcp_name *peer)
 		if (timeout_secs >= 0) {
 			double left_secs = deadline - now_seconds();
 
-			ms = left_secs > 0 ? (int)(left_secs * 1000.0) + 1 : 0;
+			/* poll(2) takes an int: a longer wait is several polls. */
+			ms = left_secs <= 0 ? 0 : left_secs >= INT_MAX / 1000.0 ? INT_MAX :
+			    (int)(left_secs * 1000.0) + 1;
 		}
 		r = poll(&pfd, 1, ms);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0)
 			return -1;
+		if (r == 0 && now_seconds() < deadline)
+			continue;
 		if (r == 0) {
 			errno = ETIMEDOUT;
 			return -1;

@@ -119,27 +119,6 @@ tee_some(int in, int out, size_t len)
 	}
 }
 
-/* The pipes of one tee_fd() call. */
-struct tee_pipes {
-	int src;		/* the input, or fill[0] */
-	int fill[2];		/* an input that is not a pipe goes in here first */
-	int q[2];		/* tee(2) into here, splice(2) out to an output */
-	long q_cap;
-	bool direct;		/* outs[0] is fed by tee(2) itself */
-	bool fill_by_read;
-	bool copy_all;		/* tee(2) refused: read once, write to each */
-};
-
-/* Records a failure of the input (or of an internal pipe) in t. */
-static int
-tee_job_fail(struct tee_job *t, enum xfer_side side, const char *call, int err)
-{
-	t->side = side;
-	t->call = call;
-	t->err = err;
-	return -1;
-}
-
 /*
  * Fills the empty internal pipe from an input that is not a pipe: splice(2),
  * or read(2) and write(2) once that was refused before the first byte.
@@ -300,6 +279,54 @@ tee_refused(struct tee_job *t, struct tee_pipes *p, int err)
 }
 
 /*
+ * The internal pipe cannot follow the source (errno from F_SETPIPE_SZ):
+ * --strict stops here, or the round goes on by read(2) and write(2).
+ */
+static bool
+copy_refused(struct tee_job *t)
+{
+	if (!t->opts.strict)
+		return false;
+	t->refused = true;
+	tee_job_fail(t, SIDE_NONE, "F_SETPIPE_SZ", errno);
+	return true;
+}
+
+/*
+ * The rest of a round once the internal pipe could not follow the source:
+ * outputs from..last get the round's n bytes by read(2) and write(2), and
+ * the source gives them up.  Returns n or ROUND_FAILED.
+ */
+static ssize_t
+tee_copy_rest(struct tee_job *t, struct tee_pipes *p, struct tee_out *from,
+    const struct tee_out *last, size_t n)
+{
+	size_t buf_bytes, done = 0;
+	char *buf = copy_buffer(&buf_bytes);
+
+	while (done < n) {
+		ssize_t r = read_retry(p->src, buf, n - done < buf_bytes ? n - done : buf_bytes);
+
+		if (r <= 0)
+			return tee_job_fail(t, SIDE_INPUT, "read", r < 0 ? errno : EIO);
+		for (struct tee_out *o = from; o <= last; o++) {
+			if (o->gone)
+				continue;
+			if (write_all(o->fd, buf, (size_t)r) < 0) {
+				tee_out_fail(o, "write", errno);
+				if (!tee_dropped(t, o))
+					return ROUND_FAILED;
+				continue;
+			}
+			o->moved += (uint64_t)r;
+			account(M_READ_WRITE, (uint64_t)r);
+		}
+		done += (size_t)r;
+	}
+	return (ssize_t)n;
+}
+
+/*
  * One round with two or more outputs: the first gets up to len bytes by
  * tee(2), which fixes n; the others get the same n bytes by tee(2) into the
  * internal pipe and splice(2) out of it; the last consumes them from the
@@ -320,18 +347,6 @@ tee_round(struct tee_job *t, struct tee_pipes *p, size_t len)
 			first = &t->outs[i];
 		last = &t->outs[i];
 	}
-	/*
-	 * Room in a pipe is counted in buffers, not bytes: the internal pipe
-	 * must take every buffer tee(2) gave outs[0], so a reader that grew
-	 * that pipe past ours sends outs[0] through ours too.
-	 */
-	if (p->direct && first == &t->outs[0] &&
-	    pipe_capacity(t->outs[0].fd) > p->q_cap) {
-		p->direct = false;
-		if (t->opts.verbose)
-			note("%s grew past the internal pipe: fed through it",
-			    t->outs[0].name);
-	}
 	if (p->direct && first == &t->outs[0]) {
 		n = tee_some(p->src, first->fd, len);
 		if (n < 0 && errno == EPIPE) {
@@ -343,6 +358,8 @@ tee_round(struct tee_job *t, struct tee_pipes *p, size_t len)
 		first->moved += (uint64_t)n;
 		account(M_TEE, (uint64_t)n);
 	} else {
+		if (!tee_q_holds_source(t, p))
+			return copy_refused(t) ? ROUND_FAILED : tee_copy_round(t, p->src, len);
 		n = tee_some(p->src, p->q[1], len);
 		if (n < 0)
 			return tee_refused(t, p, errno);
@@ -362,9 +379,16 @@ tee_round(struct tee_job *t, struct tee_pipes *p, size_t len)
 		if (o->gone)
 			continue;
 		/*
+		 * The tee(2) above may have blocked while the writer grew the
+		 * source: the rest of the round is copied if the internal pipe
+		 * cannot follow.
+		 */
+		if (!tee_q_holds_source(t, p))
+			return copy_refused(t) ? ROUND_FAILED : tee_copy_rest(t, p, o, last, (size_t)n);
+		/*
 		 * tee(2) always starts at the front of the source: the same n
-		 * bytes, linked again into an empty pipe at least as big as
-		 * the first one's, cannot come up short.
+		 * bytes, linked again into an empty pipe with as many slots as
+		 * the source has, cannot come up short.
 		 */
 		m = tee_some(p->src, p->q[1], (size_t)n);
 		if (m != n)
@@ -386,55 +410,19 @@ tee_round(struct tee_job *t, struct tee_pipes *p, size_t len)
 int
 tee_fd(struct tee_job *t)
 {
-	struct tee_pipes p = {
-		.src = t->in, .fill = { -1, -1 }, .q = { -1, -1 },
-		.direct = t->nouts > 0 && fd_is_pipe(t->outs[0].fd),
-	};
-	bool in_pipe = fd_is_pipe(t->in);
+	struct tee_pipes *p = &t->pipes;
+	/* The input goes through the fill pipe: each round takes what it holds. */
+	bool filled = p->fill[0] >= 0;
 	size_t queued = 0, len;
 	int rval = 0;
 	long cap;
 
-	t->taken = 0;
-	t->err = 0;
-	t->call = NULL;
-	t->side = SIDE_NONE;
-	t->refused = false;
-	t->stopped = false;
-	if (t->opts.strict && (!in_pipe || !p.direct)) {
-		t->refused = true;
-		return tee_job_fail(t, in_pipe ? SIDE_OUTPUT : SIDE_INPUT, "tee", EINVAL);
-	}
-	if (p.direct)
-		pipe_grow(t->outs[0].fd, &t->opts);
-	if (!in_pipe) {
-		if (pipe_open(p.fill, &t->opts) < 0)
-			return tee_job_fail(t, SIDE_NONE, "pipe2", errno);
-		p.src = p.fill[0];
-		if (t->opts.verbose)
-			note("%s is not a pipe: spliced into an internal pipe for tee(2)",
-			    t->in_name);
-	}
-	if (t->nouts > 1) {
-		long out_cap = p.direct ? pipe_capacity(t->outs[0].fd) : 0;
-
-		if (pipe_open(p.q, &t->opts) < 0) {
-			rval = tee_job_fail(t, SIDE_NONE, "pipe2", errno);
-			goto out;
-		}
-		p.q_cap = pipe_capacity(p.q[0]);
-		if (out_cap > p.q_cap && fcntl(p.q[1], F_SETPIPE_SZ, (int)out_cap) >= 0)
-			p.q_cap = pipe_capacity(p.q[0]);
-	}
-	if (t->opts.verbose && t->nouts > 0 && !p.direct)
-		note("%s is not a pipe: fed by tee(2) through an internal pipe",
-		    t->outs[0].name);
 	/*
 	 * A pipe input: tee(2) and splice(2) take what is there, at most its
-	 * capacity, so ask for much more.  The internal pipe: what it holds.
+	 * capacity, so ask for much more.  The fill pipe: what it holds.
 	 */
-	cap = pipe_capacity(p.src);
-	len = in_pipe ? (size_t)1 << 30 : cap > 0 ? (size_t)cap : 65536;
+	cap = pipe_capacity(p->src);
+	len = !filled ? (size_t)1 << 30 : cap > 0 ? (size_t)cap : 65536;
 
 	for (;;) {
 		struct tee_out *only = NULL;
@@ -449,20 +437,20 @@ tee_fd(struct tee_job *t)
 		}
 		if (alive == 0)
 			break;
-		if (!in_pipe && queued == 0) {
-			n = tee_fill(t, &p, len);
+		if (filled && queued == 0) {
+			n = tee_fill(t, p, len);
 			if (n <= 0) {
 				rval = n < 0 ? -1 : 0;
 				break;
 			}
 			queued = (size_t)n;
 		}
-		if (p.copy_all)
-			n = tee_copy_round(t, p.src, in_pipe ? len : queued);
+		if (p->copy_all)
+			n = tee_copy_round(t, p->src, filled ? queued : len);
 		else if (alive == 1)
-			n = tee_single(t, p.src, only, in_pipe ? len : queued);
+			n = tee_single(t, p->src, only, filled ? queued : len);
 		else
-			n = tee_round(t, &p, in_pipe ? len : queued);
+			n = tee_round(t, p, filled ? queued : len);
 		if (n == ROUND_AGAIN)
 			continue;
 		if (n < 0) {
@@ -473,15 +461,9 @@ tee_fd(struct tee_job *t)
 			break;
 		t->taken += (uint64_t)n;
 		account_input((uint64_t)n);
-		if (!in_pipe)
+		if (filled)
 			queued -= (size_t)n;
 	}
-out:
-	for (int i = 0; i < 2; i++) {
-		if (p.fill[i] >= 0)
-			close(p.fill[i]);
-		if (p.q[i] >= 0)
-			close(p.q[i]);
-	}
+	tee_close(p);
 	return rval;
 }
