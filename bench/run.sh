@@ -74,10 +74,11 @@ meson setup $reconfigure "$BUILD" "$ROOT" --buildtype=release -Dwerror=true \
   { cat "$DIR/bench-setup.log" >&2; say "meson setup failed"; exit 1; }
 rm -f "$DIR/bench-setup.log"
 BUILD=$(cd "$BUILD" && pwd)
-# Tool by tool: one that does not build (yet) is skipped, named, not fatal.
+# Tool by tool (the test suite's list): one that does not build (yet) is
+# skipped, named, not fatal.
+TOOLS=$(. "$ROOT/tests/lib.sh" && echo "$TOOLS")
 BROKEN=
-for tool in splice-bench splice-cat splice-tee vmsplice vmsplice-touser splice-fromnet \
-  splice-tonet; do
+for tool in $TOOLS; do
   [ -f "$ROOT/$tool.c" ] || continue
   if ! ninja -C "$BUILD" "$tool" > "$BUILD/bench-$tool.log" 2>&1; then
     say "$tool does not build (see $BUILD/bench-$tool.log): its cases are skipped"

@@ -173,8 +173,7 @@ t_bad_sizes() {
     mentions err "chunk"
     [ ! -s out ] || fail "--chunk '$bad' copied bytes"
   done
-  for tool in splice-cat splice-tee vmsplice vmsplice-touser splice-fromnet splice-tonet \
-    splice-bench; do
+  for tool in $TOOLS; do
     for bad in 0 -1 1Q 18446744073709551616 4G; do
       run_status st "$tool" --pipe-size "$bad" < /dev/null > out 2> err
       status 2 "$(cat st)" "$tool --pipe-size '$bad'"

@@ -5,6 +5,11 @@
 # `sh AREA.sh run FUNCTION` in a fresh temp dir to run one: exit 0 passes,
 # 77 skips (the last "SKIP: reason" line says why), anything else fails.
 
+# Every tool of the suite.  tests/run.sh refuses to run unless BINDIR has
+# each; it and bench/run.sh read this list from here.
+# shellcheck disable=SC2034 # read by the scripts that source this file
+TOOLS="splice-cat splice-tee vmsplice vmsplice-touser splice-fromnet splice-tonet splice-bench"
+
 CASES=
 tcase() {
   CASES="$CASES

@@ -46,9 +46,9 @@ BINDIR=$(cd "$BINDIR" 2>/dev/null && pwd) || { echo "run.sh: no such directory: 
 [ -n "$HELPERS" ] || HELPERS=$BINDIR/tests
 # Cases run in temp dirs: keep every path absolute.
 HELPERS=$(cd "$HELPERS" 2>/dev/null && pwd) || HELPERS=$BINDIR/tests
+TOOLS=$(. "$TESTS/lib.sh" && echo "$TOOLS")
 # Every tool of the suite, from BINDIR: none may be missing or come from PATH.
-for tool in splice-cat splice-tee vmsplice vmsplice-touser splice-fromnet splice-tonet \
-  splice-bench; do
+for tool in $TOOLS; do
   if [ ! -x "$BINDIR/$tool" ]; then
     echo "run.sh: $BINDIR/$tool not found; build first (meson setup build && ninja -C build)" >&2
     exit 2
@@ -65,9 +65,8 @@ trap 'exit 143' TERM
 # Every tool the cases run comes from here: the build (or --bindir), with
 # --strict added in strict mode.
 mkdir "$WORK/bin"
-for tool in "$BINDIR"/splice-* "$BINDIR"/vmsplice*; do
-  [ -x "$tool" ] && [ -f "$tool" ] || continue
-  name=${tool##*/}
+for name in $TOOLS; do
+  tool=$BINDIR/$name
   if [ -n "$STRICT$VALGRIND" ]; then
     {
       echo '#!/bin/sh'
