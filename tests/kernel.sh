@@ -34,12 +34,6 @@ kernel_at_least() {
   [ "$_maj" -gt "$1" ] || { [ "$_maj" -eq "$1" ] && [ "$_min" -ge "$2" ]; }
 }
 
-# A tool built beside splice-cat (they land one at a time); only BINDIR's
-# count, never one found elsewhere on PATH.
-have_tool() {
-  [ -x "$BINDIR/$1" ]
-}
-
 page_bytes() {
   getconf PAGESIZE 2> /dev/null || getconf PAGE_SIZE
 }
@@ -219,14 +213,12 @@ k_tee01() {
   expect "ok 1024" tee-file in out copy
   same in out
   same in copy
-  if have_tool splice-tee; then
-    random_file big 3000000
-    { splice-cat big | splice-tee -v t1 2> err && echo 0 > st || echo $? > st; } | splice-cat > t2
-    status 0 "$(cat st)" "splice-cat | splice-tee t1 | splice-cat"
-    same big t1
-    same big t2
-    mentions err "splice-tee: tee: 3000000 bytes"
-  fi
+  random_file big 3000000
+  { splice-cat big | splice-tee -v t1 2> err && echo 0 > st || echo $? > st; } | splice-cat > t2
+  status 0 "$(cat st)" "splice-cat | splice-tee t1 | splice-cat"
+  same big t1
+  same big t2
+  mentions err "splice-tee: tee: 3000000 bytes"
 }
 
 tcase k_tee02 "tee02: EINVAL for a non-pipe input, a non-pipe output, and the same pipe"
@@ -243,12 +235,10 @@ k_vmsplice01() {
   probe ramp 131072 > ref
   expect "ok 131072" vmsplice-file out 131072
   same ref out
-  if have_tool vmsplice; then
-    { vmsplice -v -s 128K -p ramp 2> err && echo 0 > st || echo $? > st; } | splice-cat > out2
-    status 0 "$(cat st)" "vmsplice -s 128K -p ramp | splice-cat"
-    same ref out2
-    mentions err "vmsplice: vmsplice: 131072 bytes"
-  fi
+  { vmsplice -v -s 128K -p ramp 2> err && echo 0 > st || echo $? > st; } | splice-cat > out2
+  status 0 "$(cat st)" "vmsplice -s 128K -p ramp | splice-cat"
+  same ref out2
+  mentions err "vmsplice: vmsplice: 131072 bytes"
 }
 
 tcase k_vmsplice02 "vmsplice02: EBADF for a bad fd and for a file, EINVAL past IOV_MAX iovecs"
@@ -263,11 +253,9 @@ k_vmsplice03() {
   probe ramp 65536 > in
   expect "ok 65536" vmsplice-touser in out
   same in out
-  if have_tool vmsplice-touser; then
-    probe ramp 65536 | vmsplice-touser -v --verify ramp 2> err ||
-      { cat err >&2; fail "vmsplice-touser --verify ramp"; }
-    mentions err "vmsplice-touser: vmsplice: 65536 bytes"
-  fi
+  probe ramp 65536 | vmsplice-touser -v --verify ramp 2> err ||
+    { cat err >&2; fail "vmsplice-touser --verify ramp"; }
+  mentions err "vmsplice-touser: vmsplice: 65536 bytes"
 }
 
 tcase k_vmsplice04 "vmsplice04: full pipe: EAGAIN with SPLICE_F_NONBLOCK, else vmsplice waits"

@@ -92,19 +92,15 @@ t_chain() {
   all_same in a b c
   splice-cat in | splice-tee a | splice-tee b | splice-tee c | splice-cat > d
   all_same in a b c d
-  if command -v vmsplice > /dev/null && command -v vmsplice-touser > /dev/null; then
-    # --clear poisons every page vmsplice calls free: none may reach an output.
-    # --verify accepts a short stream: -c says none was short.
-    n=$(vmsplice -p seq --clear -s 64M | splice-tee a b | vmsplice-touser --verify seq -c) ||
-      fail "vmsplice | splice-tee | vmsplice-touser --verify"
-    [ "$n" -eq 67108864 ] || fail "splice-tee passed on $n bytes of 67108864"
-    for f in a b; do
-      cat "$f" | vmsplice-touser --verify seq || fail "the file $f behind vmsplice | splice-tee"
-      [ "$(wc -c < "$f")" -eq 67108864 ] || fail "$f has $(wc -c < "$f") bytes"
-    done
-  else
-    echo "vmsplice not built: the vmsplice chain is not run"
-  fi
+  # --clear poisons every page vmsplice calls free: none may reach an output.
+  # --verify accepts a short stream: -c says none was short.
+  n=$(vmsplice -p seq --clear -s 64M | splice-tee a b | vmsplice-touser --verify seq -c) ||
+    fail "vmsplice | splice-tee | vmsplice-touser --verify"
+  [ "$n" -eq 67108864 ] || fail "splice-tee passed on $n bytes of 67108864"
+  for f in a b; do
+    cat "$f" | vmsplice-touser --verify seq || fail "the file $f behind vmsplice | splice-tee"
+    [ "$(wc -c < "$f")" -eq 67108864 ] || fail "$f has $(wc -c < "$f") bytes"
+  done
 }
 
 tcase t_stdin_file "stdin a regular file: same bytes; --strict: exit 1 naming tee(2)"
@@ -488,7 +484,6 @@ listen() {
 
 tcase t_net "--net: two TCP copies, a file and stdout, all byte-exact"
 t_net() {
-  need splice-fromnet
   random_file in 20971521
   listen a
   pa=$PORT
