@@ -67,8 +67,8 @@ tcase t_file_to_file_pipe "file -> file through the internal pipe when copy_file
 t_file_to_file_pipe() {
   need strace
   random_file in 3000000
-  strace_run -f -o trace -e trace=copy_file_range,splice -e inject=copy_file_range:error=EXDEV \
-    splice-cat -v in > out 2> err || { cat err >&2; fail "splice-cat exit"; }
+  inject -o trace copy_file_range:EXDEV splice-cat -v in > out 2> err ||
+    { cat err >&2; fail "splice-cat exit"; }
   same in out
   mentions err "splice via pipe: 3000000 bytes"
   grep -q 'splice(' trace || fail "no splice call in the trace"
@@ -189,13 +189,11 @@ t_inject_enosys() {
   needs_fallback
   need strace
   random_file f 1000000
-  { strace_run -f -o /dev/null -e inject=splice:error=ENOSYS splice-cat -v f 2> err &&
-    echo 0 > st || echo $? > st; } | cat > out
+  { inject splice:ENOSYS splice-cat -v f 2> err && echo 0 > st || echo $? > st; } | cat > out
   status 0 "$(cat st)" "splice-cat under ENOSYS"
   same f out
   mentions err "read/write: 1000000 bytes"
-  cat f | strace_run -f -o /dev/null -e inject=splice:error=ENOSYS splice-cat > out2 ||
-    fail "pipe to file under ENOSYS"
+  cat f | inject splice:ENOSYS splice-cat > out2 || fail "pipe to file under ENOSYS"
   same f out2
 }
 
@@ -204,8 +202,7 @@ t_inject_emfile() {
   needs_fallback
   need strace
   random_file f 1000000
-  strace_run -f -o /dev/null -e inject=copy_file_range:error=EXDEV -e inject=pipe2:error=EMFILE \
-    splice-cat f > out || fail "splice-cat under EMFILE"
+  inject copy_file_range:EXDEV pipe2:EMFILE splice-cat f > out || fail "splice-cat under EMFILE"
   same f out
 }
 

@@ -82,7 +82,28 @@ run_status() {
   set -e
 }
 
-# strace with LeakSanitizer off (it cannot run under ptrace) for sanitized builds.
-strace_run() {
-  ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" strace "$@"
+# inject [-o LOG] SYSCALL:ERRNO[:WHEN]... CMD...: runs CMD under strace -f,
+# stdin, stdout and stderr kept, each SYSCALL failing with ERRNO on every
+# call or on the WHEN-th (3) or from the WHEN-th on (3+).  -o LOG: strace's
+# record of every call goes to LOG.  A case that injects starts with `need
+# strace`: a skip from inside a pipeline would end only that member.
+inject() {
+  _log=/dev/null
+  if [ "$1" = -o ]; then
+    _log=$2
+    shift 2
+  fi
+  _faults=
+  while :; do
+    case $1 in *:*) ;; *) break ;; esac
+    _sys=${1%%:*}
+    _err=${1#*:}
+    _when=
+    case $_err in *:*) _when=:when=${_err#*:} ;; esac
+    _faults="$_faults -e inject=$_sys:error=${_err%%:*}$_when"
+    shift
+  done
+  # LeakSanitizer cannot run under ptrace: off, for sanitized builds.
+  # shellcheck disable=SC2086 # one word per option
+  ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" strace -f -o "$_log" $_faults "$@"
 }

@@ -386,24 +386,21 @@ t_inject() {
   needs_fallback
   need strace
   random_file in 3000000
-  { cat in | run_status st strace_run -f -o /dev/null -e inject=tee:error=ENOSYS \
-    splice-tee -v f1 f2 2> err; } | cat > out
+  { cat in | run_status st inject tee:ENOSYS splice-tee -v f1 f2 2> err; } | cat > out
   status 0 "$(cat st)" "splice-tee under tee ENOSYS"
   all_same in out f1 f2
   mentions err "read/write: 9000000 bytes"
-  { cat in | run_status st strace_run -f -o /dev/null -e inject=splice:error=ENOSYS \
-    splice-tee -v f1 2> err; } | cat > out
+  { cat in | run_status st inject splice:ENOSYS splice-tee -v f1 2> err; } | cat > out
   status 0 "$(cat st)" "splice-tee under splice ENOSYS"
   all_same in out f1
   mentions err "read/write: 3000000 bytes"
   # stdin a file and splice(2) refused: read into the internal pipe.
-  strace_run -f -o /dev/null -e inject=splice:error=ENOSYS splice-tee -v f1 f2 < in > out 2> err ||
+  inject splice:ENOSYS splice-tee -v f1 f2 < in > out 2> err ||
     fail "splice-tee < file under splice ENOSYS"
   all_same in out f1 f2
   mentions err "read/write"
   # --strict: the refusal is an error that names tee.
-  { cat in | run_status st strace_run -f -o /dev/null -e inject=tee:error=ENOSYS \
-    splice-tee --strict f1 2> err; } | cat > out
+  { cat in | run_status st inject tee:ENOSYS splice-tee --strict f1 2> err; } | cat > out
   status 1 "$(cat st)" "splice-tee --strict under tee ENOSYS"
   mentions err "tee: Function not implemented"
 }
