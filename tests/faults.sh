@@ -260,13 +260,7 @@ t_net_eintr() {
   random_file in 6000000
   inject splice:EINTR:3 splice-fromnet -b 127.0.0.1 0 2> ferr | cat > out &
   rpid=$!
-  i=0
-  until port=$(sed -n 's/.*listening on 127.0.0.1 port \([0-9]*\).*/\1/p' ferr) &&
-    [ -n "$port" ]; do
-    i=$((i + 1))
-    [ $i -lt 100 ] || { kill "$rpid"; fail "no listening line"; }
-    sleep 0.1
-  done
+  port=$(listen_port ferr "$rpid")
   cat in | inject splice:EINTR:3 splice-tonet 127.0.0.1 "$port" || fail "splice-tonet"
   wait "$rpid" || fail "splice-fromnet"
   same in out

@@ -82,6 +82,21 @@ run_status() {
   set -e
 }
 
+# listen_port ERR PID: the port N of splice-fromnet's "listening on ADDR port
+# N" line in the file ERR, waiting for it while PID runs, at most 10 s.
+listen_port() {
+  _i=0
+  while ! grep -q '^splice-fromnet: listening on .* port [0-9][0-9]*$' "$1" 2> /dev/null; do
+    if [ ! -d "/proc/$2" ] || [ $_i -ge 100 ]; then
+      cat "$1" >&2 2> /dev/null || :
+      fail "no 'listening on' line from splice-fromnet"
+    fi
+    sleep 0.1
+    _i=$((_i + 1))
+  done
+  sed -n 's/^splice-fromnet: listening on .* port \([0-9][0-9]*\)$/\1/p' "$1" | head -n 1
+}
+
 # inject [-o LOG] SYSCALL:ERRNO[:WHEN]... CMD...: runs CMD under strace -f,
 # stdin, stdout and stderr kept, each SYSCALL failing with ERRNO on every
 # call or on the WHEN-th (3) or from the WHEN-th on (3+).  -o LOG: strace's

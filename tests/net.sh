@@ -30,21 +30,6 @@ reap() {
   [ "$REAPED" -ne 124 ] || fail "$2: hung (killed by timeout)"
 }
 
-# listen_port ERR PID: the port in PID's "listening on ADDR port N" line,
-# waiting at most 5 s for it.
-listen_port() {
-  _i=0
-  while ! grep -q 'listening on .* port [0-9][0-9]*$' "$1" 2> /dev/null; do
-    if [ ! -d "/proc/$2" ] || [ $_i -ge 50 ]; then
-      cat "$1" >&2 2> /dev/null || :
-      fail "no 'listening on' line from the receiver"
-    fi
-    sleep 0.1
-    _i=$((_i + 1))
-  done
-  sed -n 's/^splice-fromnet: listening on .* port \([0-9][0-9]*\)$/\1/p' "$1" | head -n 1
-}
-
 have_ipv6() {
   grep -q '^00000000000000000000000000000001 ' /proc/net/if_inet6 2> /dev/null
 }

@@ -471,12 +471,7 @@ t_help_version() {
 listen() {
   splice-fromnet -b 127.0.0.1 0 > "$1.out" 2> "$1.err" &
   LPID=$!
-  for _i in $(seq 50); do
-    PORT=$(sed -n 's/.*listening on .* port \([0-9][0-9]*\).*/\1/p' "$1.err")
-    [ -n "$PORT" ] && return 0
-    sleep 0.1
-  done
-  fail "splice-fromnet did not say its port: $(cat "$1.err")"
+  PORT=$(listen_port "$1.err" "$LPID")
 }
 
 tcase t_net "--net: two TCP copies, a file and stdout, all byte-exact"
