@@ -52,7 +52,7 @@ k_splice01() {
   expect "ok 1024" file-pipe-file in out
   same in out
   # The same path through the tools: file -> stdout pipe, stdin pipe -> file.
-  { splice-cat -v in 2> err1 && echo 0 > st || echo $? > st; } | splice-cat -v > out2 2> err2
+  run_status st splice-cat -v in 2> err1 | splice-cat -v > out2 2> err2
   status 0 "$(cat st)" "splice-cat in | splice-cat > out2"
   same in out2
   mentions err1 "splice-cat: splice: 1024 bytes"
@@ -109,7 +109,7 @@ k_splice04() {
   probe ramp "$n" > in
   expect "ok $n" pipe-pipe in out
   same in out
-  { cat in | splice-cat -v 2> err && echo 0 > st || echo $? > st; } | cat > out2
+  { cat in | run_status st splice-cat -v 2> err; } | cat > out2
   status 0 "$(cat st)" "cat | splice-cat | cat"
   same in out2
   mentions err "splice-cat: splice: $n bytes"
@@ -130,7 +130,7 @@ k_splice06_read() {
   kernel_at_least 5 11 || skip "splice from /proc/sys needs Linux 5.11, this is $(uname -r)"
   for f in /proc/sys/fs/pipe-max-size /proc/sys/kernel/domainname /proc/sys/kernel/ostype; do
     cat "$f" > ref
-    { splice-cat -v "$f" 2> err && echo 0 > st || echo $? > st; } | cat > out
+    run_status st splice-cat -v "$f" 2> err | cat > out
     status 0 "$(cat st)" "splice-cat $f | cat"
     same ref out
     mentions err "splice-cat: splice: $(wc -c < ref) bytes"
@@ -184,7 +184,7 @@ k_splice08() {
     done
   done
   # splice-cat takes the same path; --strict makes a refusal an error.
-  { splice-cat --strict /dev/zero 2> err; echo $? > st; } | head -c 3000000 > out
+  splice-cat --strict /dev/zero 2> err | head -c 3000000 > out
   [ ! -s err ] || { cat err >&2; fail "splice-cat --strict /dev/zero complained"; }
   head -c 3000000 /dev/zero > ref
   same ref out
@@ -214,7 +214,7 @@ k_tee01() {
   same in out
   same in copy
   random_file big 3000000
-  { splice-cat big | splice-tee -v t1 2> err && echo 0 > st || echo $? > st; } | splice-cat > t2
+  { splice-cat big | run_status st splice-tee -v t1 2> err; } | splice-cat > t2
   status 0 "$(cat st)" "splice-cat | splice-tee t1 | splice-cat"
   same big t1
   same big t2
@@ -235,7 +235,7 @@ k_vmsplice01() {
   probe ramp 131072 > ref
   expect "ok 131072" vmsplice-file out 131072
   same ref out
-  { vmsplice -v -s 128K -p ramp 2> err && echo 0 > st || echo $? > st; } | splice-cat > out2
+  run_status st vmsplice -v -s 128K -p ramp 2> err | splice-cat > out2
   status 0 "$(cat st)" "vmsplice -s 128K -p ramp | splice-cat"
   same ref out2
   mentions err "vmsplice: vmsplice: 131072 bytes"

@@ -72,13 +72,15 @@ random_file() {
   [ "$(wc -c < "$1")" -eq "$2" ] || fail "could not make $1"
 }
 
-# run_status FILE CMD...: runs CMD (stdout kept), stores its status in FILE.
+# run_status FILE CMD...: runs CMD (stdin, stdout and stderr kept) and
+# stores its exit status in FILE; the one way to get the status of a
+# pipeline's member: `run_status st splice-cat f | head -c 1`.
 run_status() {
-  _f=$1
+  _status_file=$1
   shift
   set +e
   "$@"
-  echo $? > "$_f"
+  echo $? > "$_status_file"
   set -e
 }
 

@@ -205,16 +205,16 @@ t_all_outputs_gone() {
 tcase t_sigpipe "| head -c 1: ends by SIGPIPE (141) as tee; -p: exit 0 and every file complete"
 t_sigpipe() {
   random_file in 10485760
-  { cat in in in | splice-tee f1 f2 && echo 0 > st || echo $? > st; } | head -c 1 > /dev/null
-  { cat in in in | tee r1 r2 && echo 0 > refst || echo $? > refst; } | head -c 1 > /dev/null
+  { cat in in in | run_status st splice-tee f1 f2; } | head -c 1 > /dev/null
+  { cat in in in | run_status refst tee r1 r2; } | head -c 1 > /dev/null
   status 141 "$(cat st)" "splice-tee | head -c 1"
   status "$(cat refst)" "$(cat st)" "status differs from tee's"
   cat in in in > ref
-  { cat ref | splice-tee -p f1 f2 && echo 0 > st || echo $? > st; } 2> err | head -c 1 > /dev/null
+  { cat ref | run_status st splice-tee -p f1 f2; } 2> err | head -c 1 > /dev/null
   status 0 "$(cat st)" "splice-tee -p | head -c 1"
   [ ! -s err ] || fail "-p printed: $(cat err)"
   all_same ref f1 f2
-  { cat ref | tee -p r1 r2 && echo 0 > refst || echo $? > refst; } | head -c 1 > /dev/null
+  { cat ref | run_status refst tee -p r1 r2; } | head -c 1 > /dev/null
   status "$(cat refst)" "$(cat st)" "status differs from tee -p's"
 }
 
@@ -224,9 +224,9 @@ t_output_error_modes() {
   cat in in in > ref
   for mode in warn warn-nopipe exit exit-nopipe; do
     rm -f f1 r1
-    { cat ref | splice-tee --output-error=$mode f1 && echo 0 > st || echo $? > st; } 2> err |
+    { cat ref | run_status st splice-tee --output-error=$mode f1; } 2> err |
       head -c 1 > /dev/null
-    { cat ref | tee --output-error=$mode r1 && echo 0 > refst || echo $? > refst; } 2> /dev/null |
+    { cat ref | run_status refst tee --output-error=$mode r1; } 2> /dev/null |
       head -c 1 > /dev/null
     status "$(cat refst)" "$(cat st)" "--output-error=$mode | head: status differs from tee's"
     case $mode in
@@ -255,7 +255,7 @@ t_output_error_modes() {
     esac
   done
   # Without MODE: warn-nopipe, like -p.
-  { cat ref | splice-tee --output-error f1 && echo 0 > st || echo $? > st; } | head -c 1 > /dev/null
+  { cat ref | run_status st splice-tee --output-error f1; } | head -c 1 > /dev/null
   status 0 "$(cat st)" "--output-error | head"
   same ref f1
 }
