@@ -101,12 +101,17 @@ k_splice03_espipe() {
   expect ESPIPE splice-error offset-out-pipe
 }
 
-tcase k_splice04 "splice04: pipe -> pipe up to the pipe size, byte-exact (probe, splice-cat)"
-k_splice04() {
+# pipe_ramp: "in" a ramp of n bytes, n = 64 KiB or pipe-max-size if smaller.
+pipe_ramp() {
   max=$(cat /proc/sys/fs/pipe-max-size)
   n=65536
   [ "$max" -ge "$n" ] || n=$max
   probe ramp "$n" > in
+}
+
+tcase k_splice04 "splice04: pipe -> pipe up to the pipe size, byte-exact (probe, splice-cat)"
+k_splice04() {
+  pipe_ramp
   expect "ok $n" pipe-pipe in out
   same in out
   { cat in | run_status st splice-cat -v 2> err; } | cat > out2
@@ -117,10 +122,7 @@ k_splice04() {
 
 tcase k_splice05 "splice05: pipe -> AF_UNIX stream socket -> pipe, byte-exact"
 k_splice05() {
-  max=$(cat /proc/sys/fs/pipe-max-size)
-  n=65536
-  [ "$max" -ge "$n" ] || n=$max
-  probe ramp "$n" > in
+  pipe_ramp
   expect "ok $n" pipe-unix-pipe in out
   same in out
 }
