@@ -74,10 +74,11 @@ meson setup $reconfigure "$BUILD" "$ROOT" --buildtype=release -Dwerror=true \
   { cat "$DIR/bench-setup.log" >&2; say "meson setup failed"; exit 1; }
 rm -f "$DIR/bench-setup.log"
 BUILD=$(cd "$BUILD" && pwd)
-# Tool by tool: one that does not build (yet) is skipped, named, not fatal.
+# Tool by tool (the test suite's list): one that does not build (yet) is
+# skipped, named, not fatal.
+TOOLS=$(. "$ROOT/tests/lib.sh" && echo "$TOOLS")
 BROKEN=
-for tool in splice-bench splice-cat splice-tee vmsplice vmsplice-touser splice-fromnet \
-  splice-tonet; do
+for tool in $TOOLS; do
   [ -f "$ROOT/$tool.c" ] || continue
   if ! ninja -C "$BUILD" "$tool" > "$BUILD/bench-$tool.log" 2>&1; then
     say "$tool does not build (see $BUILD/bench-$tool.log): its cases are skipped"
@@ -174,11 +175,20 @@ make_file() {
 
 # Each case declares its commands with `cmd LABEL DISPLAY SCRIPT`; LABEL A is
 # the tool, the others its peers.  SCRIPT is sh; each process in it runs
-# under `t sN`, numbered from the left.
+# under `t sN`, numbered from the left.  `short LABEL NAME`: what A's ratio
+# against LABEL calls it.  Each is a file of $W/cmd, read back by cmd_field.
 CMDS=
 cmd() {
   CMDS="$CMDS $1"
-  eval "DISPLAY_$1=\$2 SCRIPT_$1=\$3"
+  printf '%s\n' "$2" > "$W/cmd/$1.display"
+  printf '%s\n' "$3" > "$W/cmd/$1.script"
+}
+short() {
+  printf '%s\n' "$2" > "$W/cmd/$1.short"
+}
+# cmd_field LABEL display|script|short: what the case declared, or nothing.
+cmd_field() {
+  cat "$W/cmd/$1.$2" 2> /dev/null || :
 }
 skip_cmd() {
   SKIPPED="$SKIPPED
@@ -190,8 +200,7 @@ run_round() {
   RUN=$W/run/$1.$2.$3
   export RUN
   mkdir -p "$RUN"
-  script=
-  eval "script=\$SCRIPT_$2"
+  script=$(cmd_field "$2" script)
   [ -z "$4" ] || sh -c "$4"
   t0=$(now)
   sh -c "$script" < /dev/null
@@ -226,34 +235,31 @@ rate() {
   awk -v b="$3" '{ print b / 1073741824 / $1 }' "$W/res/$1.$2.wall" | median
 }
 
-# stage_cpu CASE LABEL BYTES: "0.05 + 0.02" CPU s/GiB per process; stage_rss: peak KiB.
+# stage_names CASE LABEL: the processes measured (s1 s2 ...), one a line;
+# none without GNU time.
+stage_names() {
+  [ -n "$HAVE_TIME" ] && [ -f "$W/res/$1.$2.stages" ] || return 0
+  awk '{ print $1 }' "$W/res/$1.$2.stages" | sort -u
+}
+
+# stage_cpu CASE LABEL BYTES: "0.05 + 0.02" CPU s/GiB per process; stage_rss: peak MiB.
 stage_cpu() {
-  if [ -z "$HAVE_TIME" ] || [ ! -f "$W/res/$1.$2.stages" ]; then
-    echo "-"
-    return
-  fi
   out=
-  # shellcheck disable=SC2013 # stage names are single words
-  for s in $(awk '{ print $1 }' "$W/res/$1.$2.stages" | sort -u); do
+  for s in $(stage_names "$1" "$2"); do
     v=$(awk -v s="$s" -v b="$3" '$1 == s { print $2 / (b / 1073741824) }' \
       "$W/res/$1.$2.stages" | median)
     out="$out${out:+ + }$(printf '%.3f' "$v")"
   done
-  echo "$out"
+  echo "${out:--}"
 }
 stage_rss() {
-  if [ -z "$HAVE_TIME" ] || [ ! -f "$W/res/$1.$2.stages" ]; then
-    echo "-"
-    return
-  fi
   out=
-  # shellcheck disable=SC2013 # stage names are single words
-  for s in $(awk '{ print $1 }' "$W/res/$1.$2.stages" | sort -u); do
+  for s in $(stage_names "$1" "$2"); do
     v=$(awk -v s="$s" '$1 == s && $3 > m { m = $3 } END { printf "%.1f", m / 1024 }' \
       "$W/res/$1.$2.stages")
     out="$out${out:+, }$v"
   done
-  echo "$out MiB"
+  echo "${out:--}${out:+ MiB}"
 }
 
 # verdict RATIO TARGET: "PASS" or "MISS".
@@ -283,7 +289,7 @@ limit_cmd() {
   cmd "$1" "splice-bench -c $2 -s $g (median of 3 runs)" \
     "splice-bench --csv -c $2 -s $GEN -r 3 |
       awk -F, 'NR == 2 && \$10 == \"yes\" { print \$5 }' > \"\$RUN/rate\""
-  eval "SHORT_$1=\"\$2 limit\""
+  short "$1" "$2 limit"
 }
 
 # run_case CASE BYTES PRE TARGETS: alternates the declared commands, then
@@ -306,8 +312,7 @@ run_case() {
   done
   a_rate=$(rate "$name" A "$bytes")
   for label in $CMDS; do
-    display=
-    eval "display=\$DISPLAY_$label"
+    display=$(cmd_field "$label" display)
     r=$(rate "$name" "$label" "$bytes")
     if [ -z "$r" ]; then
       row "$name" "\`$display\`" "FAILED" "-" "-" "-"
@@ -319,8 +324,7 @@ run_case() {
       for tg in $targets; do
         peer=${tg%%:*} min=${tg#*:}
         base=$(rate "$name" "$peer" "$bytes")
-        what=
-        eval "what=\$SHORT_$peer"
+        what=$(cmd_field "$peer" short)
         if [ -z "$base" ]; then
           rtxt="$rtxt${rtxt:+; }$what not measured"
           continue
@@ -352,13 +356,15 @@ selected() {
 # new_case: forget the previous case's commands.
 new_case() {
   CMDS=
+  rm -rf "$W/cmd"
+  mkdir "$W/cmd"
 }
 
 # peer LABEL SHORT CMD DISPLAY SCRIPT: a peer, when CMD is installed.
 peer() {
+  short "$1" "$2"
   if have "$3"; then
     cmd "$1" "$4" "$5"
-    eval "SHORT_$1=\$2"
   else
     skip_cmd "$CASE: $4 (skipped: $3 is not installed)"
   fi
@@ -416,8 +422,7 @@ if selected gen-seq && needs gen-seq vmsplice splice-cat; then
     "t s1 vmsplice -p seq -s $GEN | t s2 splice-cat > /dev/null"
   cmd B "vmsplice -p seq --reuse -s $g | splice-cat > /dev/null" \
     "t s1 vmsplice -p seq --reuse -s $GEN | t s2 splice-cat > /dev/null"
-  # shellcheck disable=SC2034 # read through eval, as SHORT_$peer
-  SHORT_B="seq --reuse"
+  short B "seq --reuse"
   limit_cmd L vmsplice-splice
   run_case gen-seq "$GEN" "" "B:0.5"
 fi

@@ -92,15 +92,15 @@ t_dir() {
 tcase t_syscall_fails "strace: a failing vmsplice or copy_file_range fails its case by name, exit 1"
 t_syscall_fails() {
   need strace
-  run_status st strace_run -f -o /dev/null -e inject=vmsplice:error=EIO \
-    splice-bench --csv -t 0.05 -c vmsplice-read -c pipe-rw-1m > out 2> err
+  run_status st inject vmsplice:EIO splice-bench --csv -t 0.05 -c vmsplice-read -c pipe-rw-1m \
+    > out 2> err
   status 1 "$(cat st)" "splice-bench under vmsplice EIO"
   mentions err "splice-bench: vmsplice-read: vmsplice: Input/output error"
   [ "$(csv_field out vmsplice-read 10)" = FAIL ] || fail "vmsplice-read not FAIL: $(cat out)"
   # The other cases still run, and pass.
   [ "$(csv_field out pipe-rw-1m 10)" = yes ] || fail "pipe-rw-1m: $(cat out)"
-  run_status st strace_run -f -o /dev/null -e inject=copy_file_range:error=EXDEV \
-    splice-bench --csv -t 0.05 -c file-file-cfr > out 2> err
+  run_status st inject copy_file_range:EXDEV splice-bench --csv -t 0.05 -c file-file-cfr \
+    > out 2> err
   status 1 "$(cat st)" "splice-bench under copy_file_range EXDEV"
   mentions err "file-file-cfr: copy_file_range: Invalid cross-device link"
 }

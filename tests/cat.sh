@@ -15,7 +15,7 @@ tcase t_to_pipe "file -> stdout a pipe, 0 B to 10 MiB, byte-exact"
 t_to_pipe() {
   make_inputs
   for n in $SIZES; do
-    { splice-cat "in.$n" && echo 0 > st || echo $? > st; } | cat > "out.$n"
+    run_status st splice-cat "in.$n" | cat > "out.$n"
     status 0 "$(cat st)" "splice-cat in.$n | cat"
     same "in.$n" "out.$n"
   done
@@ -67,8 +67,8 @@ tcase t_file_to_file_pipe "file -> file through the internal pipe when copy_file
 t_file_to_file_pipe() {
   need strace
   random_file in 3000000
-  strace_run -f -o trace -e trace=copy_file_range,splice -e inject=copy_file_range:error=EXDEV \
-    splice-cat -v in > out 2> err || { cat err >&2; fail "splice-cat exit"; }
+  inject -o trace copy_file_range:EXDEV splice-cat -v in > out 2> err ||
+    { cat err >&2; fail "splice-cat exit"; }
   same in out
   mentions err "splice via pipe: 3000000 bytes"
   grep -q 'splice(' trace || fail "no splice call in the trace"
@@ -77,7 +77,7 @@ t_file_to_file_pipe() {
 tcase t_sparse_5g "5 GiB sparse file | wc -c: every byte, 64-bit totals"
 t_sparse_5g() {
   truncate -s 5G sparse
-  n=$({ splice-cat sparse && echo 0 > st || echo $? > st; } | wc -c)
+  n=$(run_status st splice-cat sparse | wc -c)
   status 0 "$(cat st)" "splice-cat sparse"
   [ "$n" -eq 5368709120 ] || fail "wc -c says $n, expected 5368709120"
 }
@@ -174,12 +174,12 @@ t_nonblocking() {
   nb=$(helper set-nonblock)
   random_file f 10485760
   # A slow reader keeps the non-blocking stdout pipe full.
-  { sh -c 'cat f; sleep 0.3; cat f' | "$nb" 0 1 -- splice-cat && echo 0 > st || echo $? > st; } |
+  { sh -c 'cat f; sleep 0.3; cat f' | run_status st "$nb" 0 1 -- splice-cat; } |
     { sleep 0.3; cat; } > out
   status 0 "$(cat st)" "non-blocking splice-cat"
   cat f f > ref
   same ref out
-  { "$nb" 1 -- splice-cat f f && echo 0 > st || echo $? > st; } | { sleep 0.3; cat; } > out2
+  run_status st "$nb" 1 -- splice-cat f f | { sleep 0.3; cat; } > out2
   status 0 "$(cat st)" "file to non-blocking pipe"
   same ref out2
 }
@@ -189,13 +189,11 @@ t_inject_enosys() {
   needs_fallback
   need strace
   random_file f 1000000
-  { strace_run -f -o /dev/null -e inject=splice:error=ENOSYS splice-cat -v f 2> err &&
-    echo 0 > st || echo $? > st; } | cat > out
+  run_status st inject splice:ENOSYS splice-cat -v f 2> err | cat > out
   status 0 "$(cat st)" "splice-cat under ENOSYS"
   same f out
   mentions err "read/write: 1000000 bytes"
-  cat f | strace_run -f -o /dev/null -e inject=splice:error=ENOSYS splice-cat > out2 ||
-    fail "pipe to file under ENOSYS"
+  cat f | inject splice:ENOSYS splice-cat > out2 || fail "pipe to file under ENOSYS"
   same f out2
 }
 
@@ -204,8 +202,7 @@ t_inject_emfile() {
   needs_fallback
   need strace
   random_file f 1000000
-  strace_run -f -o /dev/null -e inject=copy_file_range:error=EXDEV -e inject=pipe2:error=EMFILE \
-    splice-cat f > out || fail "splice-cat under EMFILE"
+  inject copy_file_range:EXDEV pipe2:EMFILE splice-cat f > out || fail "splice-cat under EMFILE"
   same f out
 }
 
@@ -288,8 +285,8 @@ t_closed_stdout() {
 tcase t_reader_exits "a reader that exits early ends splice-cat by SIGPIPE, as cat"
 t_reader_exits() {
   random_file f 10485760
-  { splice-cat f f f && echo 0 > st || echo $? > st; } | head -c 1 > /dev/null
-  { cat f f f && echo 0 > refst || echo $? > refst; } | head -c 1 > /dev/null
+  run_status st splice-cat f f f | head -c 1 > /dev/null
+  run_status refst cat f f f | head -c 1 > /dev/null
   status 141 "$(cat st)" "splice-cat | head -c 1"
   status "$(cat refst)" "$(cat st)" "status differs from cat's"
 }

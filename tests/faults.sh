@@ -4,22 +4,14 @@
 # silent short output.  strace injects syscall errors where it is installed.
 . "${TESTS:?run me through tests/run.sh}/lib.sh"
 
-# inject SYSCALL ERROR WHEN CMD...: runs CMD with the error injected into
-# the WHEN-th call of SYSCALL (WHEN like 1, 3 or 3+), stdout kept.
-inject() {
-  _sys=$1 _err=$2 _when=$3
-  shift 3
-  strace_run -f -o /dev/null -e trace="$_sys" -e inject="$_sys:error=$_err:when=$_when" "$@"
-}
-
 tcase t_eintr_splice "EINTR injected into the 3rd splice: retried, byte-exact"
 t_eintr_splice() {
   need strace
   random_file f 5000000
-  { inject splice EINTR 3 splice-cat --chunk 64K f && echo 0 > st || echo $? > st; } | cat > out
+  run_status st inject splice:EINTR:3 splice-cat --chunk 64K f | cat > out
   status 0 "$(cat st)" "splice-cat under EINTR"
   same f out
-  cat f | inject splice EINTR 3 splice-cat --chunk 64K > out2 || fail "pipe to file under EINTR"
+  cat f | inject splice:EINTR:3 splice-cat --chunk 64K > out2 || fail "pipe to file under EINTR"
   same f out2
 }
 
@@ -27,7 +19,7 @@ tcase t_eagain_splice "EAGAIN injected into the 3rd splice: waited out with poll
 t_eagain_splice() {
   need strace
   random_file f 5000000
-  { inject splice EAGAIN 3 splice-cat --chunk 64K f && echo 0 > st || echo $? > st; } | cat > out
+  run_status st inject splice:EAGAIN:3 splice-cat --chunk 64K f | cat > out
   status 0 "$(cat st)" "splice-cat under EAGAIN"
   same f out
 }
@@ -37,7 +29,7 @@ t_einval_first_splice() {
   needs_fallback
   need strace
   random_file f 5000000
-  { inject splice EINVAL 1 splice-cat f && echo 0 > st || echo $? > st; } | cat > out
+  run_status st inject splice:EINVAL:1 splice-cat f | cat > out
   status 0 "$(cat st)" "splice-cat under EINVAL"
   same f out
 }
@@ -47,14 +39,13 @@ t_einval_mid_splice() {
   need strace
   random_file f 5000000
   # file -> pipe: a pipe fails only by losing its reader, so the file is named.
-  { inject splice EINVAL 3 splice-cat --chunk 64K f 2> err && echo 0 > st || echo $? > st; } |
+  run_status st inject splice:EINVAL:3 splice-cat --chunk 64K f 2> err |
     cat > out
   status 1 "$(cat st)" "splice-cat with EINVAL mid-stream"
   mentions err "splice-cat: f: Invalid argument"
   [ "$(wc -c < out)" -lt 5000000 ] || fail "all bytes arrived, yet an error was injected"
   # pipe -> pipe: either could have failed; both are named.
-  { cat f | inject splice EINVAL 3 splice-cat --chunk 64K 2> err2 && echo 0 > st ||
-    echo $? > st; } | cat > out2
+  { cat f | run_status st inject splice:EINVAL:3 splice-cat --chunk 64K 2> err2; } | cat > out2
   status 1 "$(cat st)" "pipe to pipe with EINVAL mid-stream"
   mentions err2 "standard input -> standard output: splice: Invalid argument"
 }
@@ -64,7 +55,7 @@ t_eio_input() {
   need strace
   random_file f 5000000
   random_file g 1000
-  { inject splice EIO 3 splice-cat --chunk 64K f g 2> err && echo 0 > st || echo $? > st; } |
+  run_status st inject splice:EIO:3 splice-cat --chunk 64K f g 2> err |
     cat > out
   status 1 "$(cat st)" "splice-cat with EIO from f"
   mentions err "splice-cat: f: Input/output error"
@@ -77,7 +68,7 @@ tcase t_enospc_output "ENOSPC from the output (file) mid-stream: reported agains
 t_enospc_output() {
   need strace
   random_file f 5000000
-  cat f | inject splice ENOSPC 3 splice-cat --chunk 64K > out 2> err && fail "exit 0 after ENOSPC"
+  cat f | inject splice:ENOSPC:3 splice-cat --chunk 64K > out 2> err && fail "exit 0 after ENOSPC"
   mentions err "standard output: No space left on device"
 }
 
@@ -173,8 +164,7 @@ t_bad_sizes() {
     mentions err "chunk"
     [ ! -s out ] || fail "--chunk '$bad' copied bytes"
   done
-  for tool in splice-cat splice-tee vmsplice vmsplice-touser splice-fromnet splice-tonet \
-    splice-bench; do
+  for tool in $TOOLS; do
     for bad in 0 -1 1Q 18446744073709551616 4G; do
       run_status st "$tool" --pipe-size "$bad" < /dev/null > out 2> err
       status 2 "$(cat st)" "$tool --pipe-size '$bad'"
@@ -203,11 +193,11 @@ tcase t_vmsplice_eintr_eagain "vmsplice and vmsplice-touser: EINTR and EAGAIN in
 t_vmsplice_eintr_eagain() {
   need strace
   for err in EINTR EAGAIN; do
-    { inject vmsplice "$err" 3 vmsplice -p seq -s 8M && echo 0 > st || echo $? > st; } |
+    run_status st inject "vmsplice:$err:3" vmsplice -p seq -s 8M |
       vmsplice-touser --verify seq -c > n || fail "verify after $err in vmsplice"
     status 0 "$(cat st)" "vmsplice with $err"
     seq_count n
-    vmsplice -p seq -s 8M | inject vmsplice "$err" 3 vmsplice-touser -s 64K --verify seq -c > n ||
+    vmsplice -p seq -s 8M | inject "vmsplice:$err:3" vmsplice-touser -s 64K --verify seq -c > n ||
       fail "vmsplice-touser with $err"
     seq_count n
   done
@@ -218,8 +208,7 @@ t_vmsplice_refused() {
   need strace
   for err in ENOSYS EINVAL; do
     for when in 1 3; do
-      { inject vmsplice "$err" "$when" vmsplice -p seq -s 8M 2> err && echo 0 > st ||
-        echo $? > st; } | cat > out
+      run_status st inject "vmsplice:$err:$when" vmsplice -p seq -s 8M 2> err | cat > out
       status 1 "$(cat st)" "vmsplice with $err in call $when"
       mentions err "vmsplice: standard output: vmsplice: "
       [ "$(wc -c < out)" -lt 8388608 ] || fail "every byte arrived, yet vmsplice failed"
@@ -231,8 +220,7 @@ tcase t_touser_refused "vmsplice-touser: ENOSYS from vmsplice(2): a clear error,
 t_touser_refused() {
   need strace
   vmsplice -p seq -s 8M |
-    { inject vmsplice ENOSYS 3 vmsplice-touser -s 64K --verify seq -c > n 2> err &&
-      echo 0 > st || echo $? > st; }
+    run_status st inject vmsplice:ENOSYS:3 vmsplice-touser -s 64K --verify seq -c > n 2> err
   status 1 "$(cat st)" "vmsplice-touser with ENOSYS"
   mentions err "vmsplice-touser: standard input: Function not implemented"
 }
@@ -243,7 +231,7 @@ t_tee_eintr_eagain() {
   random_file in 6000000
   for sys in tee splice; do
     for err in EINTR EAGAIN; do
-      { cat in | inject "$sys" "$err" 3 splice-tee f1 f2 && echo 0 > st || echo $? > st; } |
+      { cat in | run_status st inject "$sys:$err:3" splice-tee f1 f2; } |
         cat > out
       status 0 "$(cat st)" "splice-tee with $err in $sys"
       same in out
@@ -257,7 +245,7 @@ tcase t_tee_einval_mid "splice-tee: EINVAL from tee(2) after bytes moved: an err
 t_tee_einval_mid() {
   need strace
   random_file in 6000000
-  { cat in | inject tee EINVAL 3 splice-tee f1 2> err && echo 0 > st || echo $? > st; } |
+  { cat in | run_status st inject tee:EINVAL:3 splice-tee f1 2> err; } |
     cat > out
   status 1 "$(cat st)" "splice-tee with EINVAL mid-stream"
   mentions err "splice-tee: tee: Invalid argument"
@@ -267,16 +255,10 @@ tcase t_net_eintr "splice-tonet and splice-fromnet: EINTR in the 3rd splice: exa
 t_net_eintr() {
   need strace
   random_file in 6000000
-  inject splice EINTR 3 splice-fromnet -b 127.0.0.1 0 2> ferr | cat > out &
+  inject splice:EINTR:3 splice-fromnet -b 127.0.0.1 0 2> ferr | cat > out &
   rpid=$!
-  i=0
-  until port=$(sed -n 's/.*listening on 127.0.0.1 port \([0-9]*\).*/\1/p' ferr) &&
-    [ -n "$port" ]; do
-    i=$((i + 1))
-    [ $i -lt 100 ] || { kill "$rpid"; fail "no listening line"; }
-    sleep 0.1
-  done
-  cat in | inject splice EINTR 3 splice-tonet 127.0.0.1 "$port" || fail "splice-tonet"
+  port=$(listen_port ferr "$rpid")
+  cat in | inject splice:EINTR:3 splice-tonet 127.0.0.1 "$port" || fail "splice-tonet"
   wait "$rpid" || fail "splice-fromnet"
   same in out
 }

@@ -22,15 +22,11 @@ t_size() {
 
 tcase t_tool_options "every tool's option parsing: the fuzz corpus exits 0, 1 or 2, no crash"
 t_tool_options() {
-  n=0
-  for dir in "$CORPUS"/*; do
-    tool=${dir##*/}
-    [ "$tool" != size ] || continue
-    [ -x "$BINDIR/$tool" ] || continue
+  for tool in $TOOLS; do
+    # splice-bench forks workers, so it has no fuzz target (fuzz/meson.build).
+    [ "$tool" != splice-bench ] || continue
     replay "$tool"
-    n=$((n + 1))
   done
-  [ "$n" -gt 0 ] || fail "no tool corpus replayed"
 }
 
 run_area "$@"

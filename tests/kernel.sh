@@ -34,12 +34,6 @@ kernel_at_least() {
   [ "$_maj" -gt "$1" ] || { [ "$_maj" -eq "$1" ] && [ "$_min" -ge "$2" ]; }
 }
 
-# A tool built beside splice-cat (they land one at a time); only BINDIR's
-# count, never one found elsewhere on PATH.
-have_tool() {
-  [ -x "$BINDIR/$1" ]
-}
-
 page_bytes() {
   getconf PAGESIZE 2> /dev/null || getconf PAGE_SIZE
 }
@@ -58,7 +52,7 @@ k_splice01() {
   expect "ok 1024" file-pipe-file in out
   same in out
   # The same path through the tools: file -> stdout pipe, stdin pipe -> file.
-  { splice-cat -v in 2> err1 && echo 0 > st || echo $? > st; } | splice-cat -v > out2 2> err2
+  run_status st splice-cat -v in 2> err1 | splice-cat -v > out2 2> err2
   status 0 "$(cat st)" "splice-cat in | splice-cat > out2"
   same in out2
   mentions err1 "splice-cat: splice: 1024 bytes"
@@ -107,15 +101,20 @@ k_splice03_espipe() {
   expect ESPIPE splice-error offset-out-pipe
 }
 
-tcase k_splice04 "splice04: pipe -> pipe up to the pipe size, byte-exact (probe, splice-cat)"
-k_splice04() {
+# pipe_ramp: "in" a ramp of n bytes, n = 64 KiB or pipe-max-size if smaller.
+pipe_ramp() {
   max=$(cat /proc/sys/fs/pipe-max-size)
   n=65536
   [ "$max" -ge "$n" ] || n=$max
   probe ramp "$n" > in
+}
+
+tcase k_splice04 "splice04: pipe -> pipe up to the pipe size, byte-exact (probe, splice-cat)"
+k_splice04() {
+  pipe_ramp
   expect "ok $n" pipe-pipe in out
   same in out
-  { cat in | splice-cat -v 2> err && echo 0 > st || echo $? > st; } | cat > out2
+  { cat in | run_status st splice-cat -v 2> err; } | cat > out2
   status 0 "$(cat st)" "cat | splice-cat | cat"
   same in out2
   mentions err "splice-cat: splice: $n bytes"
@@ -123,10 +122,7 @@ k_splice04() {
 
 tcase k_splice05 "splice05: pipe -> AF_UNIX stream socket -> pipe, byte-exact"
 k_splice05() {
-  max=$(cat /proc/sys/fs/pipe-max-size)
-  n=65536
-  [ "$max" -ge "$n" ] || n=$max
-  probe ramp "$n" > in
+  pipe_ramp
   expect "ok $n" pipe-unix-pipe in out
   same in out
 }
@@ -136,7 +132,7 @@ k_splice06_read() {
   kernel_at_least 5 11 || skip "splice from /proc/sys needs Linux 5.11, this is $(uname -r)"
   for f in /proc/sys/fs/pipe-max-size /proc/sys/kernel/domainname /proc/sys/kernel/ostype; do
     cat "$f" > ref
-    { splice-cat -v "$f" 2> err && echo 0 > st || echo $? > st; } | cat > out
+    run_status st splice-cat -v "$f" 2> err | cat > out
     status 0 "$(cat st)" "splice-cat $f | cat"
     same ref out
     mentions err "splice-cat: splice: $(wc -c < ref) bytes"
@@ -190,7 +186,7 @@ k_splice08() {
     done
   done
   # splice-cat takes the same path; --strict makes a refusal an error.
-  { splice-cat --strict /dev/zero 2> err; echo $? > st; } | head -c 3000000 > out
+  splice-cat --strict /dev/zero 2> err | head -c 3000000 > out
   [ ! -s err ] || { cat err >&2; fail "splice-cat --strict /dev/zero complained"; }
   head -c 3000000 /dev/zero > ref
   same ref out
@@ -219,14 +215,12 @@ k_tee01() {
   expect "ok 1024" tee-file in out copy
   same in out
   same in copy
-  if have_tool splice-tee; then
-    random_file big 3000000
-    { splice-cat big | splice-tee -v t1 2> err && echo 0 > st || echo $? > st; } | splice-cat > t2
-    status 0 "$(cat st)" "splice-cat | splice-tee t1 | splice-cat"
-    same big t1
-    same big t2
-    mentions err "splice-tee: tee: 3000000 bytes"
-  fi
+  random_file big 3000000
+  { splice-cat big | run_status st splice-tee -v t1 2> err; } | splice-cat > t2
+  status 0 "$(cat st)" "splice-cat | splice-tee t1 | splice-cat"
+  same big t1
+  same big t2
+  mentions err "splice-tee: tee: 3000000 bytes"
 }
 
 tcase k_tee02 "tee02: EINVAL for a non-pipe input, a non-pipe output, and the same pipe"
@@ -243,12 +237,10 @@ k_vmsplice01() {
   probe ramp 131072 > ref
   expect "ok 131072" vmsplice-file out 131072
   same ref out
-  if have_tool vmsplice; then
-    { vmsplice -v -s 128K -p ramp 2> err && echo 0 > st || echo $? > st; } | splice-cat > out2
-    status 0 "$(cat st)" "vmsplice -s 128K -p ramp | splice-cat"
-    same ref out2
-    mentions err "vmsplice: vmsplice: 131072 bytes"
-  fi
+  run_status st vmsplice -v -s 128K -p ramp 2> err | splice-cat > out2
+  status 0 "$(cat st)" "vmsplice -s 128K -p ramp | splice-cat"
+  same ref out2
+  mentions err "vmsplice: vmsplice: 131072 bytes"
 }
 
 tcase k_vmsplice02 "vmsplice02: EBADF for a bad fd and for a file, EINVAL past IOV_MAX iovecs"
@@ -263,11 +255,9 @@ k_vmsplice03() {
   probe ramp 65536 > in
   expect "ok 65536" vmsplice-touser in out
   same in out
-  if have_tool vmsplice-touser; then
-    probe ramp 65536 | vmsplice-touser -v --verify ramp 2> err ||
-      { cat err >&2; fail "vmsplice-touser --verify ramp"; }
-    mentions err "vmsplice-touser: vmsplice: 65536 bytes"
-  fi
+  probe ramp 65536 | vmsplice-touser -v --verify ramp 2> err ||
+    { cat err >&2; fail "vmsplice-touser --verify ramp"; }
+  mentions err "vmsplice-touser: vmsplice: 65536 bytes"
 }
 
 tcase k_vmsplice04 "vmsplice04: full pipe: EAGAIN with SPLICE_F_NONBLOCK, else vmsplice waits"

@@ -5,6 +5,11 @@
 # `sh AREA.sh run FUNCTION` in a fresh temp dir to run one: exit 0 passes,
 # 77 skips (the last "SKIP: reason" line says why), anything else fails.
 
+# Every tool of the suite.  tests/run.sh refuses to run unless BINDIR has
+# each; it and bench/run.sh read this list from here.
+# shellcheck disable=SC2034 # read by the scripts that source this file
+TOOLS="splice-cat splice-tee vmsplice vmsplice-touser splice-fromnet splice-tonet splice-bench"
+
 CASES=
 tcase() {
   CASES="$CASES
@@ -67,17 +72,55 @@ random_file() {
   [ "$(wc -c < "$1")" -eq "$2" ] || fail "could not make $1"
 }
 
-# run_status FILE CMD...: runs CMD (stdout kept), stores its status in FILE.
+# run_status FILE CMD...: runs CMD (stdin, stdout and stderr kept) and
+# stores its exit status in FILE; the one way to get the status of a
+# pipeline's member: `run_status st splice-cat f | head -c 1`.
 run_status() {
-  _f=$1
+  _status_file=$1
   shift
   set +e
   "$@"
-  echo $? > "$_f"
+  echo $? > "$_status_file"
   set -e
 }
 
-# strace with LeakSanitizer off (it cannot run under ptrace) for sanitized builds.
-strace_run() {
-  ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" strace "$@"
+# listen_port ERR PID: the port N of splice-fromnet's "listening on ADDR port
+# N" line in the file ERR, waiting for it while PID runs, at most 10 s.
+listen_port() {
+  _i=0
+  while ! grep -q '^splice-fromnet: listening on .* port [0-9][0-9]*$' "$1" 2> /dev/null; do
+    if [ ! -d "/proc/$2" ] || [ $_i -ge 100 ]; then
+      cat "$1" >&2 2> /dev/null || :
+      fail "no 'listening on' line from splice-fromnet"
+    fi
+    sleep 0.1
+    _i=$((_i + 1))
+  done
+  sed -n 's/^splice-fromnet: listening on .* port \([0-9][0-9]*\)$/\1/p' "$1" | head -n 1
+}
+
+# inject [-o LOG] SYSCALL:ERRNO[:WHEN]... CMD...: runs CMD under strace -f,
+# stdin, stdout and stderr kept, each SYSCALL failing with ERRNO on every
+# call or on the WHEN-th (3) or from the WHEN-th on (3+).  -o LOG: strace's
+# record of every call goes to LOG.  A case that injects starts with `need
+# strace`: a skip from inside a pipeline would end only that member.
+inject() {
+  _log=/dev/null
+  if [ "$1" = -o ]; then
+    _log=$2
+    shift 2
+  fi
+  _faults=
+  while :; do
+    case $1 in *:*) ;; *) break ;; esac
+    _sys=${1%%:*}
+    _err=${1#*:}
+    _when=
+    case $_err in *:*) _when=:when=${_err#*:} ;; esac
+    _faults="$_faults -e inject=$_sys:error=${_err%%:*}$_when"
+    shift
+  done
+  # LeakSanitizer cannot run under ptrace: off, for sanitized builds.
+  # shellcheck disable=SC2086 # one word per option
+  ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" strace -f -o "$_log" $_faults "$@"
 }

@@ -15,17 +15,14 @@ t_lint() {
 
 tcase t_page_per_tool "every built tool has a page"
 t_page_per_tool() {
-  for tool in "$BINDIR"/splice-* "$BINDIR"/vmsplice*; do
-    [ -x "$tool" ] && [ -f "$tool" ] || continue
-    [ -f "$MAN/${tool##*/}.1" ] || fail "no man/${tool##*/}.1"
+  for tool in $TOOLS; do
+    [ -f "$MAN/$tool.1" ] || fail "no man/$tool.1"
   done
 }
 
 tcase t_options_documented "every long option in --help is in the page's SYNOPSIS or options"
 t_options_documented() {
-  for tool in "$BINDIR"/splice-* "$BINDIR"/vmsplice*; do
-    [ -x "$tool" ] && [ -f "$tool" ] || continue
-    name=${tool##*/}
+  for name in $TOOLS; do
     "$name" --help > help || fail "$name --help"
     for opt in $(grep -o -- '--[a-z][a-z-]*' help | sort -u); do
       # mdoc writes --opt as "Fl -opt".

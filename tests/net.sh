@@ -30,21 +30,6 @@ reap() {
   [ "$REAPED" -ne 124 ] || fail "$2: hung (killed by timeout)"
 }
 
-# listen_port ERR PID: the port in PID's "listening on ADDR port N" line,
-# waiting at most 5 s for it.
-listen_port() {
-  _i=0
-  while ! grep -q 'listening on .* port [0-9][0-9]*$' "$1" 2> /dev/null; do
-    if [ ! -d "/proc/$2" ] || [ $_i -ge 50 ]; then
-      cat "$1" >&2 2> /dev/null || :
-      fail "no 'listening on' line from the receiver"
-    fi
-    sleep 0.1
-    _i=$((_i + 1))
-  done
-  sed -n 's/^splice-fromnet: listening on .* port \([0-9][0-9]*\)$/\1/p' "$1" | head -n 1
-}
-
 have_ipv6() {
   grep -q '^00000000000000000000000000000001 ' /proc/net/if_inet6 2> /dev/null
 }
@@ -55,17 +40,28 @@ have_ipv6() {
 receive() {
   _host=$1 _kind=$2
   shift 2
+  _reader=
+  [ "$_kind" = file ] || _reader='exec cat'
+  receive_through "$_reader" "$_host" "$@"
+}
+
+# receive_through READER HOST [OPTS]...: receive HOST pipe with the sh
+# command READER, not cat, reading the FIFO into "out"; READER "": receive
+# HOST file.
+receive_through() {
+  _reader=$1 _host=$2
+  shift 2
   rm -f out err fifo
   CPID=
-  if [ "$_kind" = pipe ]; then
+  _stdout=out
+  if [ -n "$_reader" ]; then
     mkfifo fifo
-    timeout 60 cat fifo > out &
+    timeout 60 sh -c "$_reader" < fifo > out &
     CPID=$!
     bg_started
-    timeout 60 splice-fromnet -b "$_host" "$@" 0 > fifo 2> err &
-  else
-    timeout 60 splice-fromnet -b "$_host" "$@" 0 > out 2> err &
+    _stdout=fifo
   fi
+  timeout 60 splice-fromnet -b "$_host" "$@" 0 > "$_stdout" 2> err &
   RPID=$!
   bg_started
   PORT=$(listen_port err "$RPID")
@@ -171,23 +167,14 @@ t_stdin_offset() {
 
 tcase t_downstream_safety "vmsplice -p seq --clear | splice-tonet -> splice-fromnet | vmsplice-touser --verify: exact"
 t_downstream_safety() {
-  command -v vmsplice > /dev/null || skip "vmsplice is not built yet"
-  command -v vmsplice-touser > /dev/null || skip "vmsplice-touser is not built yet"
-  mkfifo vfifo
-  timeout 60 vmsplice-touser --verify seq < vfifo > vout 2> verr &
-  vpid=$!
-  bg_started
-  timeout 60 splice-fromnet -v -b 127.0.0.1 0 > vfifo 2> err &
-  RPID=$!
-  bg_started
-  PORT=$(listen_port err "$RPID")
+  receive_through 'exec vmsplice-touser --verify seq 2> verr' 127.0.0.1 -v
   run_status st sh -c 'timeout 60 vmsplice -p seq --clear -s 256M |
     timeout 60 splice-tonet 127.0.0.1 "$1"' sh "$PORT" 2> serr
   [ "$(cat st)" -eq 0 ] || { cat serr >&2; fail "vmsplice | splice-tonet: exit $(cat st)"; }
   reap "$RPID" "splice-fromnet"
   status 0 "$REAPED" "splice-fromnet"
-  reap "$vpid" "vmsplice-touser"
-  [ "$REAPED" -eq 0 ] || { cat verr vout >&2; fail "vmsplice-touser --verify seq: exit $REAPED"; }
+  reap "$CPID" "vmsplice-touser"
+  [ "$REAPED" -eq 0 ] || { cat verr out >&2; fail "vmsplice-touser --verify seq: exit $REAPED"; }
   mentions err "268435456 bytes received"
 }
 
@@ -233,17 +220,9 @@ t_one_connection() {
 tcase t_waits_for_peer "splice-tonet returns only once the receiver has read every byte and closed"
 t_waits_for_peer() {
   random_file f 4194304
-  rm -f fifo
-  mkfifo fifo
   # The receiver's reader starts late: its pipe fills, splice-fromnet waits
   # with the rest in socket buffers, which would take all 4 MiB.
-  timeout 60 sh -c 'sleep 1.5; exec cat' < fifo > out &
-  CPID=$!
-  bg_started
-  timeout 60 splice-fromnet -b 127.0.0.1 0 > fifo 2> err &
-  RPID=$!
-  bg_started
-  PORT=$(listen_port err "$RPID")
+  receive_through 'sleep 1.5; exec cat' 127.0.0.1
   start=$(date +%s%N)
   send 127.0.0.1 file f
   ms=$(( ($(date +%s%N) - start) / 1000000 ))
@@ -321,15 +300,7 @@ tcase t_receiver_closes "receiver gone after 1 MiB: sender exits 1 with EPIPE/EC
 t_receiver_closes() {
   random_file f 67108864
   for inkind in pipe file; do
-    rm -f fifo out err
-    mkfifo fifo
-    timeout 60 head -c 1048576 < fifo > out &
-    CPID=$!
-    bg_started
-    timeout 60 splice-fromnet -b 127.0.0.1 0 > fifo 2> err &
-    RPID=$!
-    bg_started
-    PORT=$(listen_port err "$RPID")
+    receive_through 'exec head -c 1048576' 127.0.0.1
     start=$(date +%s)
     if [ "$inkind" = pipe ]; then
       # An endless sender: only the error can stop it.
@@ -466,8 +437,6 @@ t_nc_interop() {
 
 tcase t_tee_net "splice-tee -n twice: two TCP copies, a file and stdout, all byte-exact"
 t_tee_net() {
-  command -v splice-tee > /dev/null || skip "splice-tee is not built"
-  splice-tee --help 2> /dev/null | grep -q -- '--net' || skip "splice-tee has no --net yet"
   random_file f 20000000
   v6=127.0.0.1
   have_ipv6 && v6=::1

@@ -4,7 +4,8 @@
 # timeout, prints TAP, and ends with "N passed, N failed, N skipped".
 #
 #   tests/run.sh [--bindir DIR] [--helpers DIR] [--strict] [--valgrind] [--timeout SECS]
-#                [AREA|CASE]...
+#                [--tap] [AREA|CASE]...
+#   tests/run.sh --list-areas
 #
 # --bindir   where the tools are (default: ./build beside tests/)
 # --helpers  where the test helpers are (default: BINDIR/tests)
@@ -12,6 +13,11 @@
 #            that exist to test a fallback are skipped, named.
 # --valgrind run every tool under valgrind --leak-check=full; an error or a
 #            definite leak makes the tool exit 1.
+# --tap      nothing but TAP on stdout, for a TAP consumer (meson test): the
+#            closing count is a "# " comment line, a failed case's log goes
+#            to stderr, and failed cases leave the exit status 0 (the
+#            consumer counts them).
+# --list-areas  print the areas, one a line, and exit (meson.build reads it)
 # AREA|CASE  run only these areas (cat, man, ...) or cases (t_to_pipe, ...)
 set -u
 
@@ -22,10 +28,21 @@ STRICT=
 VALGRIND=
 CASE_TIMEOUT=300
 FILTER=
+TAP_ONLY=
 
 usage() {
   echo "usage: $0 [--bindir DIR] [--helpers DIR] [--strict] [--valgrind] [--timeout SECS]" \
-    "[AREA|CASE]..."
+    "[--tap] [AREA|CASE]..."
+  echo "       $0 --list-areas"
+}
+
+# The areas: every tests/*.sh but this runner and lib.sh, in name order.
+areas() {
+  for area_script in "$TESTS"/*.sh; do
+    area=${area_script##*/}
+    area=${area%.sh}
+    case $area in run|lib) ;; *) echo "$area" ;; esac
+  done
 }
 
 while [ $# -gt 0 ]; do
@@ -36,6 +53,8 @@ while [ $# -gt 0 ]; do
   --strict) STRICT=1; shift ;;
   --valgrind) VALGRIND=1; shift ;;
   --timeout) CASE_TIMEOUT=${2:?}; shift 2 ;;
+  --tap) TAP_ONLY=1; shift ;;
+  --list-areas) areas; exit 0 ;;
   -h|--help) usage; exit 0 ;;
   -*) usage >&2; exit 2 ;;
   *) FILTER="$FILTER $1"; shift ;;
@@ -46,9 +65,9 @@ BINDIR=$(cd "$BINDIR" 2>/dev/null && pwd) || { echo "run.sh: no such directory: 
 [ -n "$HELPERS" ] || HELPERS=$BINDIR/tests
 # Cases run in temp dirs: keep every path absolute.
 HELPERS=$(cd "$HELPERS" 2>/dev/null && pwd) || HELPERS=$BINDIR/tests
+TOOLS=$(. "$TESTS/lib.sh" && echo "$TOOLS")
 # Every tool of the suite, from BINDIR: none may be missing or come from PATH.
-for tool in splice-cat splice-tee vmsplice vmsplice-touser splice-fromnet splice-tonet \
-  splice-bench; do
+for tool in $TOOLS; do
   if [ ! -x "$BINDIR/$tool" ]; then
     echo "run.sh: $BINDIR/$tool not found; build first (meson setup build && ninja -C build)" >&2
     exit 2
@@ -65,9 +84,8 @@ trap 'exit 143' TERM
 # Every tool the cases run comes from here: the build (or --bindir), with
 # --strict added in strict mode.
 mkdir "$WORK/bin"
-for tool in "$BINDIR"/splice-* "$BINDIR"/vmsplice*; do
-  [ -x "$tool" ] && [ -f "$tool" ] || continue
-  name=${tool##*/}
+for name in $TOOLS; do
+  tool=$BINDIR/$name
   if [ -n "$STRICT$VALGRIND" ]; then
     {
       echo '#!/bin/sh'
@@ -105,10 +123,8 @@ selected() {
 }
 
 n=0 passed=0 failed=0 skipped=0
-for area_script in "$TESTS"/*.sh; do
-  area=${area_script##*/}
-  area=${area%.sh}
-  case $area in run|lib) continue ;; esac
+for area in $(areas); do
+  area_script=$TESTS/$area.sh
   list=$(sh "$area_script" list) || { echo "run.sh: $area_script list failed" >&2; exit 1; }
   # Each line of the list: NAME DESCRIPTION...
   echo "$list" | {
@@ -136,7 +152,12 @@ for area_script in "$TESTS"/*.sh; do
       else
         [ $status -eq 124 ] && echo "timed out after ${CASE_TIMEOUT}s" >> "$dir/.log"
         echo "not ok $n - $title (exit $status)"
-        sed 's/^/#   /' "$dir/.log" | tail -n 40
+        if [ -n "$TAP_ONLY" ]; then
+          # meson test shows a TAP test's stderr (--print-errorlogs), not its comments.
+          { echo "not ok $n - $title"; sed 's/^/#   /' "$dir/.log" | tail -n 40; } >&2
+        else
+          sed 's/^/#   /' "$dir/.log" | tail -n 40
+        fi
         failed=$((failed + 1))
       fi
       rm -rf "$dir"
@@ -148,9 +169,14 @@ for area_script in "$TESTS"/*.sh; do
 done
 
 echo "1..$n"
-if [ "$skipped" -gt 0 ]; then
-  echo "$passed passed, $failed failed, $skipped skipped"
+summary="$passed passed, $failed failed"
+[ "$skipped" -eq 0 ] || summary="$summary, $skipped skipped"
+if [ -n "$TAP_ONLY" ]; then
+  # The consumer counts the "not ok" lines: a failing exit status would tell
+  # it the harness broke (meson test: ERROR instead of FAIL).
+  echo "# $summary"
+  [ "$n" -gt 0 ]
 else
-  echo "$passed passed, $failed failed"
+  echo "$summary"
+  [ "$failed" -eq 0 ] && [ "$n" -gt 0 ]
 fi
-[ "$failed" -eq 0 ] && [ "$n" -gt 0 ]

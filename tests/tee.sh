@@ -92,19 +92,15 @@ t_chain() {
   all_same in a b c
   splice-cat in | splice-tee a | splice-tee b | splice-tee c | splice-cat > d
   all_same in a b c d
-  if command -v vmsplice > /dev/null && command -v vmsplice-touser > /dev/null; then
-    # --clear poisons every page vmsplice calls free: none may reach an output.
-    # --verify accepts a short stream: -c says none was short.
-    n=$(vmsplice -p seq --clear -s 64M | splice-tee a b | vmsplice-touser --verify seq -c) ||
-      fail "vmsplice | splice-tee | vmsplice-touser --verify"
-    [ "$n" -eq 67108864 ] || fail "splice-tee passed on $n bytes of 67108864"
-    for f in a b; do
-      cat "$f" | vmsplice-touser --verify seq || fail "the file $f behind vmsplice | splice-tee"
-      [ "$(wc -c < "$f")" -eq 67108864 ] || fail "$f has $(wc -c < "$f") bytes"
-    done
-  else
-    echo "vmsplice not built: the vmsplice chain is not run"
-  fi
+  # --clear poisons every page vmsplice calls free: none may reach an output.
+  # --verify accepts a short stream: -c says none was short.
+  n=$(vmsplice -p seq --clear -s 64M | splice-tee a b | vmsplice-touser --verify seq -c) ||
+    fail "vmsplice | splice-tee | vmsplice-touser --verify"
+  [ "$n" -eq 67108864 ] || fail "splice-tee passed on $n bytes of 67108864"
+  for f in a b; do
+    cat "$f" | vmsplice-touser --verify seq || fail "the file $f behind vmsplice | splice-tee"
+    [ "$(wc -c < "$f")" -eq 67108864 ] || fail "$f has $(wc -c < "$f") bytes"
+  done
 }
 
 tcase t_stdin_file "stdin a regular file: same bytes; --strict: exit 1 naming tee(2)"
@@ -209,16 +205,16 @@ t_all_outputs_gone() {
 tcase t_sigpipe "| head -c 1: ends by SIGPIPE (141) as tee; -p: exit 0 and every file complete"
 t_sigpipe() {
   random_file in 10485760
-  { cat in in in | splice-tee f1 f2 && echo 0 > st || echo $? > st; } | head -c 1 > /dev/null
-  { cat in in in | tee r1 r2 && echo 0 > refst || echo $? > refst; } | head -c 1 > /dev/null
+  { cat in in in | run_status st splice-tee f1 f2; } | head -c 1 > /dev/null
+  { cat in in in | run_status refst tee r1 r2; } | head -c 1 > /dev/null
   status 141 "$(cat st)" "splice-tee | head -c 1"
   status "$(cat refst)" "$(cat st)" "status differs from tee's"
   cat in in in > ref
-  { cat ref | splice-tee -p f1 f2 && echo 0 > st || echo $? > st; } 2> err | head -c 1 > /dev/null
+  { cat ref | run_status st splice-tee -p f1 f2; } 2> err | head -c 1 > /dev/null
   status 0 "$(cat st)" "splice-tee -p | head -c 1"
   [ ! -s err ] || fail "-p printed: $(cat err)"
   all_same ref f1 f2
-  { cat ref | tee -p r1 r2 && echo 0 > refst || echo $? > refst; } | head -c 1 > /dev/null
+  { cat ref | run_status refst tee -p r1 r2; } | head -c 1 > /dev/null
   status "$(cat refst)" "$(cat st)" "status differs from tee -p's"
 }
 
@@ -228,9 +224,9 @@ t_output_error_modes() {
   cat in in in > ref
   for mode in warn warn-nopipe exit exit-nopipe; do
     rm -f f1 r1
-    { cat ref | splice-tee --output-error=$mode f1 && echo 0 > st || echo $? > st; } 2> err |
+    { cat ref | run_status st splice-tee --output-error=$mode f1; } 2> err |
       head -c 1 > /dev/null
-    { cat ref | tee --output-error=$mode r1 && echo 0 > refst || echo $? > refst; } 2> /dev/null |
+    { cat ref | run_status refst tee --output-error=$mode r1; } 2> /dev/null |
       head -c 1 > /dev/null
     status "$(cat refst)" "$(cat st)" "--output-error=$mode | head: status differs from tee's"
     case $mode in
@@ -259,7 +255,7 @@ t_output_error_modes() {
     esac
   done
   # Without MODE: warn-nopipe, like -p.
-  { cat ref | splice-tee --output-error f1 && echo 0 > st || echo $? > st; } | head -c 1 > /dev/null
+  { cat ref | run_status st splice-tee --output-error f1; } | head -c 1 > /dev/null
   status 0 "$(cat st)" "--output-error | head"
   same ref f1
 }
@@ -390,24 +386,21 @@ t_inject() {
   needs_fallback
   need strace
   random_file in 3000000
-  { cat in | run_status st strace_run -f -o /dev/null -e inject=tee:error=ENOSYS \
-    splice-tee -v f1 f2 2> err; } | cat > out
+  { cat in | run_status st inject tee:ENOSYS splice-tee -v f1 f2 2> err; } | cat > out
   status 0 "$(cat st)" "splice-tee under tee ENOSYS"
   all_same in out f1 f2
   mentions err "read/write: 9000000 bytes"
-  { cat in | run_status st strace_run -f -o /dev/null -e inject=splice:error=ENOSYS \
-    splice-tee -v f1 2> err; } | cat > out
+  { cat in | run_status st inject splice:ENOSYS splice-tee -v f1 2> err; } | cat > out
   status 0 "$(cat st)" "splice-tee under splice ENOSYS"
   all_same in out f1
   mentions err "read/write: 3000000 bytes"
   # stdin a file and splice(2) refused: read into the internal pipe.
-  strace_run -f -o /dev/null -e inject=splice:error=ENOSYS splice-tee -v f1 f2 < in > out 2> err ||
+  inject splice:ENOSYS splice-tee -v f1 f2 < in > out 2> err ||
     fail "splice-tee < file under splice ENOSYS"
   all_same in out f1 f2
   mentions err "read/write"
   # --strict: the refusal is an error that names tee.
-  { cat in | run_status st strace_run -f -o /dev/null -e inject=tee:error=ENOSYS \
-    splice-tee --strict f1 2> err; } | cat > out
+  { cat in | run_status st inject tee:ENOSYS splice-tee --strict f1 2> err; } | cat > out
   status 1 "$(cat st)" "splice-tee --strict under tee ENOSYS"
   mentions err "tee: Function not implemented"
 }
@@ -478,17 +471,11 @@ t_help_version() {
 listen() {
   splice-fromnet -b 127.0.0.1 0 > "$1.out" 2> "$1.err" &
   LPID=$!
-  for _i in $(seq 50); do
-    PORT=$(sed -n 's/.*listening on .* port \([0-9][0-9]*\).*/\1/p' "$1.err")
-    [ -n "$PORT" ] && return 0
-    sleep 0.1
-  done
-  fail "splice-fromnet did not say its port: $(cat "$1.err")"
+  PORT=$(listen_port "$1.err" "$LPID")
 }
 
 tcase t_net "--net: two TCP copies, a file and stdout, all byte-exact"
 t_net() {
-  need splice-fromnet
   random_file in 20971521
   listen a
   pa=$PORT

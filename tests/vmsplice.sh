@@ -14,7 +14,7 @@ PATTERNS="zero fill:0x41 fill:7 ramp seq random random:12345"
 gen() {
   _out=$1
   shift
-  { vmsplice "$@" && echo 0 > gen.st || echo $? > gen.st; } | cat > "$_out"
+  run_status gen.st vmsplice "$@" | cat > "$_out"
   status 0 "$(cat gen.st)" "vmsplice $*"
 }
 
@@ -25,18 +25,16 @@ chain() {
   _pat=$1
   _args=$2
   _mid=$3
-  echo 0 > c2.st
   if [ -z "$_mid" ]; then
+    echo 0 > c2.st
     # shellcheck disable=SC2086
-    { vmsplice -p "$_pat" $_args && echo 0 > c1.st || echo $? > c1.st; } |
-      { vmsplice-touser --verify "$_pat" -c > c.count 2> c.err && echo 0 > c3.st ||
-        echo $? > c3.st; }
+    run_status c1.st vmsplice -p "$_pat" $_args |
+      run_status c3.st vmsplice-touser --verify "$_pat" -c > c.count 2> c.err
   else
     # shellcheck disable=SC2086
-    { vmsplice -p "$_pat" $_args && echo 0 > c1.st || echo $? > c1.st; } |
-      { sh -c "$_mid" || echo $? > c2.st; } |
-      { vmsplice-touser --verify "$_pat" -c > c.count 2> c.err && echo 0 > c3.st ||
-        echo $? > c3.st; }
+    run_status c1.st vmsplice -p "$_pat" $_args |
+      run_status c2.st sh -c "$_mid" |
+      run_status c3.st vmsplice-touser --verify "$_pat" -c > c.count 2> c.err
   fi
 }
 
@@ -55,9 +53,9 @@ t_patterns_verify() {
     for n in $SIZES; do
       chain_ok "$p" "-s $n" cat "$n"
       # Straight into the checker, no pipe in between.
-      { vmsplice -p "$p" -s "$n" || echo "vmsplice $?" > st; } |
+      run_status st vmsplice -p "$p" -s "$n" |
         vmsplice-touser --verify "$p" -c > count || fail "vmsplice -p $p -s $n | vmsplice-touser"
-      [ ! -e st ] || fail "$(cat st)"
+      status 0 "$(cat st)" "vmsplice -p $p -s $n"
       [ "$(cat count)" -eq "$n" ] || fail "-p $p -s $n: $(cat count) bytes"
     done
   done
@@ -113,7 +111,7 @@ tcase t_seq_5g "5 GiB of seq through a pipe: every byte checked, 64-bit offsets"
 t_seq_5g() {
   chain_ok seq "-s 5G" "splice-cat" 5368709120
   # Without the project's checker: the last three words past 4 GiB, by od.
-  { vmsplice -p seq -s 5G && echo 0 > st || echo $? > st; } | tail -c 24 > last
+  run_status st vmsplice -p seq -s 5G | tail -c 24 > last
   status 0 "$(cat st)" "vmsplice -p seq -s 5G | tail"
   [ "$(od -A n -t u8 -v last | tr -s ' \n' '  ')" = " 5368709096 5368709104 5368709112 " ] ||
     fail "last words: $(od -A n -t u8 -v last)"
@@ -128,7 +126,7 @@ t_safety_default() {
   chain_ok seq "--clear -s 256M" splice-cat "$n"
   chain_ok seq "--clear -s 256M" "splice-cat | splice-cat | splice-cat" "$n"
   # Into a file, then checked.
-  { vmsplice -p seq --clear -s 256M && echo 0 > st || echo $? > st; } | splice-cat > file
+  run_status st vmsplice -p seq --clear -s 256M | splice-cat > file
   status 0 "$(cat st)" "vmsplice | splice-cat > file"
   [ "$(cat file | vmsplice-touser --verify seq -c)" -eq "$n" ] || fail "file: verify"
   # A slow reader: the pipe is full for a while, pages sit in two pipes.
@@ -141,22 +139,21 @@ tcase t_safety_pipe_grows "reader grows the pipe mid-run: exact by default, and 
 t_safety_pipe_grows() {
   # vmsplice sizes its halves from a 64 KiB pipe; after it has filled it,
   # the reader grows the pipe to 1 MiB: the double-buffer rule no longer holds.
-  { vmsplice -p seq --clear -s 256M --pipe-size 64K && echo 0 > st || echo $? > st; } |
+  run_status st vmsplice -p seq --clear -s 256M --pipe-size 64K |
     { sleep 0.3; vmsplice-touser --pipe-size 1M -v --verify seq -c > count 2> err ||
       { cat err >&2; fail "vmsplice-touser --pipe-size 1M: verify"; }; }
   status 0 "$(cat st)" "vmsplice --pipe-size 64K"
   [ "$(cat count)" -eq 268435456 ] || fail "$(cat count) bytes"
   mentions err "pipe capacity: 1048576 bytes"
   # The same with a reader in between that passes the pages on.
-  { vmsplice -p seq --clear -s 128M --pipe-size 64K && echo 0 > st || echo $? > st; } |
+  run_status st vmsplice -p seq --clear -s 128M --pipe-size 64K |
     { sleep 0.3; splice-cat; } |
     { sleep 0.3; vmsplice-touser --pipe-size 1M --verify seq -c > count ||
       fail "vmsplice | splice-cat | vmsplice-touser --pipe-size 1M: verify"; }
   status 0 "$(cat st)" "vmsplice --pipe-size 64K | splice-cat"
   [ "$(cat count)" -eq 134217728 ] || fail "$(cat count) bytes"
   # --reuse into a copying reader that grows the pipe: new halves, exact.
-  { vmsplice -v -p seq --reuse --clear -s 128M --pipe-size 64K 2> err && echo 0 > st ||
-    echo $? > st; } |
+  run_status st vmsplice -v -p seq --reuse --clear -s 128M --pipe-size 64K 2> err |
     { sleep 0.3; vmsplice-touser --pipe-size 1M --verify seq -c > count ||
       fail "vmsplice --reuse | vmsplice-touser --pipe-size 1M: verify"; }
   status 0 "$(cat st)" "vmsplice --reuse --pipe-size 64K"
@@ -184,7 +181,7 @@ hazard() {
 tcase t_reuse_hazard "--reuse --clear: exact into a copying reader; the hazard via others, named"
 t_reuse_hazard() {
   # The 2006 rule holds for a reader that copies what it reads.
-  { vmsplice -p seq --reuse --clear -s 64M && echo 0 > st || echo $? > st; } |
+  run_status st vmsplice -p seq --reuse --clear -s 64M |
     vmsplice-touser --verify seq -c > count || fail "--reuse into a copying reader"
   status 0 "$(cat st)" "vmsplice --reuse"
   [ "$(cat count)" -eq 67108864 ] || fail "$(cat count) bytes"
@@ -278,12 +275,12 @@ t_strict_not_pipe() {
 
 tcase t_closed_reader "a reader that exits (| head -c 1) ends vmsplice by SIGPIPE, as yes(1)"
 t_closed_reader() {
-  { vmsplice -s inf -p seq && echo 0 > st || echo $? > st; } | head -c 1 > /dev/null
-  { yes && echo 0 > refst || echo $? > refst; } | head -c 1 > /dev/null
+  run_status st vmsplice -s inf -p seq | head -c 1 > /dev/null
+  run_status refst yes | head -c 1 > /dev/null
   status 141 "$(cat st)" "vmsplice -s inf | head -c 1"
   status "$(cat refst)" "$(cat st)" "status differs from yes's"
   # SIGPIPE ignored: EPIPE, reported against standard output, exit 1.
-  { sh -c 'trap "" PIPE; exec vmsplice -s inf -p seq' 2> err && echo 0 > st || echo $? > st; } |
+  run_status st sh -c 'trap "" PIPE; exec vmsplice -s inf -p seq' 2> err |
     head -c 1 > /dev/null
   status 1 "$(cat st)" "vmsplice with SIGPIPE ignored"
   mentions err "vmsplice: standard output: vmsplice: Broken pipe"
@@ -372,7 +369,7 @@ t_touser_nonblock() {
     fail "O_NONBLOCK stdin"
   [ "$(cat count)" -eq 20971520 ] || fail "O_NONBLOCK stdin: $(cat count) bytes"
   # vmsplice ignores an O_NONBLOCK stdout: it waits, loses nothing.
-  { "$nb" 1 -- vmsplice -p seq -s 20M && echo 0 > st || echo $? > st; } |
+  run_status st "$nb" 1 -- vmsplice -p seq -s 20M |
     { sleep 0.3; vmsplice-touser --verify seq -c > count; }
   status 0 "$(cat st)" "vmsplice to a non-blocking pipe"
   [ "$(cat count)" -eq 20971520 ] || fail "O_NONBLOCK stdout: $(cat count) bytes"
@@ -385,8 +382,7 @@ t_peak_rss() {
     skip "a sanitized build measures the sanitizer's memory"
   fi
   [ -z "${VALGRIND:-}" ] || skip "valgrind measures its own memory"
-  { /usr/bin/time -f %M -o rss vmsplice -v -s 4G -p seq 2> err && echo 0 > st ||
-    echo $? > st; } | splice-cat > /dev/null
+  run_status st /usr/bin/time -f %M -o rss vmsplice -v -s 4G -p seq 2> err | splice-cat > /dev/null
   status 0 "$(cat st)" "vmsplice -s 4G -p seq"
   cap=$(sed -n 's/.* pipe \([0-9]*\) bytes.*/\1/p' err)
   [ -n "$cap" ] || { cat err >&2; fail "no pipe capacity in -v"; }
@@ -395,8 +391,8 @@ t_peak_rss() {
   echo "peak RSS $kib KiB, limit $limit KiB (pipe $cap bytes)"
   [ "$kib" -le "$limit" ] || fail "peak RSS $kib KiB > $limit KiB"
   # The same with --unalign, --clear and random.
-  { /usr/bin/time -f %M -o rss vmsplice -u --clear -s 1G -p random && echo 0 > st ||
-    echo $? > st; } | splice-cat > /dev/null
+  run_status st /usr/bin/time -f %M -o rss vmsplice -u --clear -s 1G -p random |
+    splice-cat > /dev/null
   status 0 "$(cat st)" "vmsplice -u --clear -s 1G -p random"
   kib=$(tail -n 1 rss)
   [ "$kib" -le "$limit" ] || fail "-u --clear: peak RSS $kib KiB > $limit KiB"
@@ -426,7 +422,7 @@ t_touser_nonblocking_stdout() {
   nb=$(helper set-nonblock)
   vmsplice -s 1M -p ramp | cat > data
   od -A d -t x1z -v < data > ref
-  { vmsplice -s 1M -p ramp | "$nb" 1 -- vmsplice-touser -d && echo 0 > st || echo $? > st; } |
+  { vmsplice -s 1M -p ramp | run_status st "$nb" 1 -- vmsplice-touser -d; } |
     { sleep 1; cat; } > out
   status 0 "$(cat st)" "vmsplice-touser -d to a non-blocking pipe"
   same ref out
