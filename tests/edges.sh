@@ -10,7 +10,6 @@
 # processes are ended only by the pids this script started.
 . "${TESTS:?run me through tests/run.sh}/lib.sh"
 
-TOOLS="splice-cat splice-tee vmsplice vmsplice-touser splice-fromnet splice-tonet splice-bench"
 
 # Background pids of the case (timeout(1), setsid'd tools, feeders, sinks):
 # at exit each is ended with its children, by pid, if still there.
@@ -46,22 +45,6 @@ seq_ref() {
 # count_is FILE N: what vmsplice-touser -c wrote into FILE is N.
 count_is() {
   [ "$(cat "$1")" = "$2" ] || fail "$1: counted '$(cat "$1")' bytes, expected $2"
-}
-
-# ---- network helpers (splice-fromnet prints the port it listens on) --------
-
-# listen_port ERR PID: the port in PID's "listening on ADDR port N" line.
-listen_port() {
-  _i=0
-  while ! grep -q 'listening on .* port [0-9][0-9]*$' "$1" 2> /dev/null; do
-    if [ ! -d "/proc/$2" ] || [ $_i -ge 50 ]; then
-      cat "$1" >&2 2> /dev/null || :
-      fail "no 'listening on' line from splice-fromnet"
-    fi
-    sleep 0.1
-    _i=$((_i + 1))
-  done
-  sed -n 's/^splice-fromnet: listening on .* port \([0-9][0-9]*\)$/\1/p' "$1" | head -n 1
 }
 
 # ---- process helpers --------------------------------------------------------
@@ -149,7 +132,7 @@ need_default_signal() {
 closed_run() {
   [ -e in ] || : > in
   rm -f out err
-  { cat in 2> /dev/null | timeout 10 sh -c "exec $2 $1" 2> err && echo 0 > st || echo $? > st; } | cat > out
+  { cat in 2> /dev/null | run_status st timeout 10 sh -c "exec $2 $1" 2> err; } | cat > out
   hung "$2 $1"
 }
 
@@ -158,9 +141,9 @@ closed_run() {
 fd_trace() {
   [ -e in ] || : > in
   rm -f out err
-  { cat in 2> /dev/null | tstrace -f -o trace \
+  { cat in 2> /dev/null | run_status st tstrace -f -o trace \
     -e trace=execve,open,openat,creat,pipe,pipe2,socket,accept,accept4,eventfd2,memfd_create,epoll_create1 \
-    sh -c "exec $2 $1" 2> err && echo 0 > st || echo $? > st; } | cat > out
+    sh -c "exec $2 $1" 2> err; } | cat > out
   hung "$2 $1 (strace)"
 }
 
@@ -186,7 +169,7 @@ need_fd_trace() {
 tcase e_r1_tee_reader_grows "splice-tee --pipe-size 64K, reader grows its pipe while tee(2) blocks: exact"
 e_r1_tee_reader_grows() {
   seq_ref ref 33554432
-  { splice-cat ref | splice-tee --pipe-size 64K a b 2> err && echo 0 > st || echo $? > st; } |
+  { splice-cat ref | run_status st splice-tee --pipe-size 64K a b 2> err; } |
     { sleep 1; vmsplice-touser --pipe-size 1M --verify seq -c > n; }
   cat err >&2
   status 0 "$(cat st)" "splice-tee --pipe-size 64K a b"
@@ -229,8 +212,8 @@ e_r2_tee_pipe2_emfile() {
   for files in "f1" "f1 f2" "f1 f2 f3"; do
     rm -f f1 f2 f3
     # shellcheck disable=SC2086
-    { cat in | tstrace -f -o /dev/null -e trace=pipe2 \
-      -e inject=pipe2:error=EMFILE:when=1+ splice-tee $files 2> err && echo 0 > st || echo $? > st; } | cat > out
+    { cat in | run_status st inject pipe2:EMFILE:1+ timeout 10 splice-tee $files 2> err; } |
+      cat > out
     cat err >&2
     hung "splice-tee $files with pipe2 EMFILE"
     status 0 "$(cat st)" "splice-tee $files with pipe2 EMFILE"
@@ -296,8 +279,9 @@ e_r5_closed_stdin() {
 
 tcase e_r6_touser_epipe "vmsplice-touser -d, SIGPIPE ignored, reader gone: stops, exit 1, a message"
 e_r6_touser_epipe() {
-  { timeout 10 sh -c 'trap "" PIPE; vmsplice -s inf 2> /dev/null | exec vmsplice-touser -d' \
-    2> err && echo 0 > st || echo $? > st; } | head -c 1 > /dev/null
+  { run_status st timeout 10 sh -c \
+    'trap "" PIPE; vmsplice -s inf 2> /dev/null | exec vmsplice-touser -d' 2> err; } |
+    head -c 1 > /dev/null
   hung "vmsplice -s inf | vmsplice-touser -d | head -c 1"
   status 1 "$(cat st)" "vmsplice-touser -d with its reader gone"
   mentions err "vmsplice-touser: standard output"
@@ -383,7 +367,7 @@ e_r11_dump_mismatch() {
 tcase e_r11_size_max "vmsplice -s 2^64-1 is a size, not endless (only 'inf' is)"
 e_r11_size_max() {
   { vmsplice -v -s inf 2> inf.err; } | head -c 1M > /dev/null
-  { vmsplice -v -s 18446744073709551615 2> max.err && echo 0 > st || echo $? > st; } |
+  { run_status st vmsplice -v -s 18446744073709551615 2> max.err; } |
     head -c 1M > /dev/null
   # Refused as too large is fine too.
   [ "$(cat st)" -ne 2 ] || return 0
@@ -677,7 +661,7 @@ reader_resizes() {
   _what=$1 _size=$2
   shift 2
   _delay=$(resize_delay)
-  { timeout 30 "$@" 2> err && echo 0 > st || echo $? > st; } |
+  { run_status st timeout 30 "$@" 2> err; } |
     { sleep "$_delay"; timeout 30 vmsplice-touser --pipe-size "$_size" --verify seq -c > n; }
   cat err >&2
   status 0 "$(cat st)" "$_what, reader resizes to $_size"
@@ -691,7 +675,7 @@ writer_resizes() {
   shift 2
   _delay=$(resize_delay)
   { cat p1; sleep "$_delay"; splice-cat --pipe-size "$_size" p2; } |
-    { timeout 30 "$@" 2> err && echo 0 > st || echo $? > st; } |
+    { run_status st timeout 30 "$@" 2> err; } |
     timeout 30 vmsplice-touser --verify seq -c > n
   cat err >&2
   status 0 "$(cat st)" "$_what, writer resizes to $_size"
@@ -716,8 +700,8 @@ e_resize_tee_unprivileged() {
   # The internal pipe cannot follow the source past pipe-max-size: the rest
   # of each round goes by read/write, and every output still gets it all.
   { cat p1; sleep "$delay"; splice-cat --pipe-size "$((max * 4))" p2; } |
-    { timeout 30 setpriv --reuid=nobody --regid=nogroup --clear-groups \
-      "$(command -v splice-tee)" -v a b 2> err && echo 0 > st || echo $? > st; } |
+    { run_status st timeout 30 setpriv --reuid=nobody --regid=nogroup --clear-groups \
+      "$(command -v splice-tee)" -v a b 2> err; } |
     timeout 30 vmsplice-touser --verify seq -c > n
   cat err >&2
   status 0 "$(cat st)" "splice-tee as nobody, stdin grown to $((max * 4))"
@@ -745,8 +729,8 @@ e_resize_tee() {
     for size in 1M 4K; do
       rm -f a b
       delay=$(resize_delay)
-      { splice-cat ref | timeout 30 splice-tee --pipe-size "$ps" a b 2> err && echo 0 > st ||
-        echo $? > st; } | { sleep "$delay"; timeout 30 vmsplice-touser --pipe-size "$size" --verify seq -c > n; }
+      { splice-cat ref | run_status st timeout 30 splice-tee --pipe-size "$ps" a b 2> err; } |
+        { sleep "$delay"; timeout 30 vmsplice-touser --pipe-size "$size" --verify seq -c > n; }
       cat err >&2
       status 0 "$(cat st)" "splice-tee --pipe-size $ps a b, reader resizes to $size"
       count_is n 16777216
@@ -776,7 +760,7 @@ e_resize_touser() {
   parts ref
   for size in 1M 4K; do
     { cat p1; sleep 0.5; splice-cat --pipe-size "$size" p2; } |
-      { timeout 30 vmsplice-touser --verify seq -c > n 2> err && echo 0 > st || echo $? > st; }
+      { run_status st timeout 30 vmsplice-touser --verify seq -c > n 2> err; }
     cat err >&2
     status 0 "$(cat st)" "vmsplice-touser, writer resizes to $size"
     count_is n 16777216
@@ -790,17 +774,11 @@ e_resize_net() {
   for size in 1M 4K; do
     # splice-fromnet's stdout: the reader resizes it.
     rm -f ferr
-    { timeout 30 splice-fromnet -b 127.0.0.1 0 2> ferr && echo 0 > st || echo $? > st; } |
+    { run_status st timeout 30 splice-fromnet -b 127.0.0.1 0 2> ferr; } |
       { sleep 0.5; timeout 30 vmsplice-touser --pipe-size "$size" --verify seq -c > n; } &
     rpid=$!
     bg_started
-    _i=0
-    until grep -q 'port [0-9]' ferr 2> /dev/null; do
-      _i=$((_i + 1))
-      [ $_i -lt 50 ] || fail "no 'listening on' line"
-      sleep 0.1
-    done
-    port=$(sed -n 's/^splice-fromnet: listening on .* port \([0-9][0-9]*\)$/\1/p' ferr)
+    port=$(listen_port ferr "$rpid")
     splice-cat ref | timeout 30 splice-tonet 127.0.0.1 "$port" || fail "splice-tonet"
     reap_within "$rpid" 30 "splice-fromnet | vmsplice-touser"
     status 0 "$(cat st)" "splice-fromnet, reader resizes to $size"
@@ -834,12 +812,6 @@ limit_for() {
   echo "$_l"
 }
 
-# inject SYSCALL ERROR CMD...: ERROR injected into every call of SYSCALL.
-inject() {
-  _sys=$1 _err=$2
-  shift 2
-  tstrace -f -o /dev/null -e trace="$_sys" -e inject="$_sys:error=$_err:when=1+" "$@"
-}
 
 tcase e_res_tee_strict_untouched "splice-tee --strict, pipe2 EMFILE: exit 1, files not truncated, no output"
 e_res_tee_strict_untouched() {
@@ -848,7 +820,8 @@ e_res_tee_strict_untouched() {
   echo old > f1
   echo old > f2
   echo old > ref
-  { cat in | inject pipe2 EMFILE splice-tee --strict f1 f2 2> err && echo 0 > st || echo $? > st; } | cat > out
+  { cat in | run_status st inject pipe2:EMFILE:1+ timeout 10 splice-tee --strict f1 f2 2> err; } |
+    cat > out
   hung "splice-tee --strict f1 f2 with pipe2 EMFILE"
   status 1 "$(cat st)" "splice-tee --strict f1 f2 with pipe2 EMFILE"
   mentions err "Too many open files"
@@ -915,14 +888,14 @@ e_res_vmsplice_enomem() {
     [ -n "$k" ] || skip "no rseq/set_robust_list in the trace to tell the loader's mmaps"
     when=$((k + 1))
     if [ "$tool" = vmsplice ]; then
-      { tstrace -o /dev/null -e trace=mmap -e inject=mmap:error=ENOMEM:when="$when"+ \
-        "$BINDIR/vmsplice" ${STRICT:+--strict} -p seq -s 8M 2> err && echo 0 > st ||
-        echo $? > st; } | cat > out
+      { run_status st tstrace -o /dev/null -e trace=mmap \
+        -e inject=mmap:error=ENOMEM:when="$when"+ \
+        "$BINDIR/vmsplice" ${STRICT:+--strict} -p seq -s 8M 2> err; } | cat > out
       [ ! -s out ] || fail "vmsplice wrote $(wc -c < out) bytes though it has no buffer"
     else
-      { vmsplice -p seq -s 8M | tstrace -o /dev/null -e trace=mmap \
+      { vmsplice -p seq -s 8M | run_status st tstrace -o /dev/null -e trace=mmap \
         -e inject=mmap:error=ENOMEM:when="$when"+ "$BINDIR/vmsplice-touser" ${STRICT:+--strict} \
-        --verify seq -c 2> err && echo 0 > st || echo $? > st; } | cat > out
+        --verify seq -c 2> err; } | cat > out
     fi
     hung "$tool with mmap ENOMEM"
     status 1 "$(cat st)" "$tool with mmap ENOMEM"
@@ -934,15 +907,16 @@ tcase e_res_net "socket EMFILE, pipe2 EMFILE, low ulimit -n: splice-fromnet/-ton
 e_res_net() {
   need strace
   random_file in 1000000
-  run_status st inject socket EMFILE splice-fromnet -b 127.0.0.1 0 > out 2> err
+  run_status st inject socket:EMFILE:1+ timeout 10 splice-fromnet -b 127.0.0.1 0 > out 2> err
   hung "splice-fromnet with socket EMFILE"
   status 1 "$(cat st)" "splice-fromnet with socket EMFILE"
   mentions err "Too many open files"
-  run_status st inject socket EMFILE splice-tonet 127.0.0.1 9 < in > out 2> err
+  run_status st inject socket:EMFILE:1+ timeout 10 splice-tonet 127.0.0.1 9 < in > out 2> err
   hung "splice-tonet with socket EMFILE"
   status 1 "$(cat st)" "splice-tonet with socket EMFILE"
   mentions err "Too many open files"
-  { cat in | inject socket EMFILE splice-tee -n 127.0.0.1:9 f1 2> err && echo 0 > st || echo $? > st; } | cat > out
+  { cat in | run_status st inject socket:EMFILE:1+ timeout 10 splice-tee -n 127.0.0.1:9 f1 2> err; } |
+    cat > out
   hung "splice-tee -n with socket EMFILE"
   status 1 "$(cat st)" "splice-tee -n with socket EMFILE"
   mentions err "Too many open files"
