@@ -34,4 +34,18 @@ t_options_documented() {
   done
 }
 
+tcase t_help_width "every tool's --help fits 80 columns"
+t_help_width() {
+  n=0
+  for tool in "$BINDIR"/splice-* "$BINDIR"/vmsplice*; do
+    [ -x "$tool" ] && [ -f "$tool" ] || continue
+    name=${tool##*/}
+    "$name" --help > help || fail "$name --help"
+    awk 'length > 80' help > long
+    [ ! -s long ] || { cat long >&2; fail "$name --help: lines over 80 columns"; }
+    n=$((n + 1))
+  done
+  [ "$n" -ge 7 ] || fail "only $n tools found in $BINDIR"
+}
+
 run_area "$@"
