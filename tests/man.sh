@@ -34,6 +34,23 @@ t_options_documented() {
   done
 }
 
+tcase t_version_footer "every page as meson installs it shows splice-tools and --version's version"
+t_version_footer() {
+  need mandoc
+  [ -d "$BINDIR/man" ] || skip "no pages configured by meson in $BINDIR/man"
+  version=$(splice-cat --version | sed -n 's/^splice-cat (splice-tools) //p')
+  [ -n "$version" ] || fail "splice-cat --version: no version"
+  for tool in "$BINDIR"/splice-* "$BINDIR"/vmsplice*; do
+    [ -x "$tool" ] && [ -f "$tool" ] || continue
+    [ -f "$BINDIR/man/${tool##*/}.1" ] || fail "no ${tool##*/}.1 in $BINDIR/man"
+  done
+  for page in "$BINDIR"/man/*.[17]; do
+    mandoc -Tascii "$page" | tail -n 1 > footer
+    grep -q "^splice-tools $version  .*  splice-tools $version\$" footer ||
+      fail "${page##*/}: footer '$(cat footer)'"
+  done
+}
+
 tcase t_help_width "every tool's --help fits 80 columns"
 t_help_width() {
   n=0
