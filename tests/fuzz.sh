@@ -8,6 +8,7 @@ CORPUS=$TESTS/../fuzz/corpus
 
 # replay TARGET: runs every input of fuzz/corpus/TARGET through the replayer.
 replay() {
+  need_source fuzz/corpus
   bin=$BINDIR/fuzz/fuzz-$1-replay
   [ -x "$bin" ] || skip "fuzz replayer $1 not built in $BINDIR/fuzz"
   ls "$CORPUS/$1"/* > /dev/null 2>&1 || fail "no corpus in fuzz/corpus/$1"
@@ -22,6 +23,7 @@ t_size() {
 
 tcase t_tool_options "every tool's option parsing: the fuzz corpus exits 0, 1 or 2, no crash"
 t_tool_options() {
+  need_source fuzz/corpus
   n=0
   for dir in "$CORPUS"/*; do
     tool=${dir##*/}

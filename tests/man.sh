@@ -7,6 +7,7 @@ MAN=$TESTS/../man
 
 tcase t_lint "mandoc -Tlint: no warning in any page"
 t_lint() {
+  need_source man
   need mandoc
   for page in "$MAN"/*.[17]; do
     mandoc -Tlint -Wwarning "$page" > lint 2>&1 || { cat lint >&2; fail "$page"; }
@@ -15,6 +16,7 @@ t_lint() {
 
 tcase t_page_per_tool "every built tool has a page"
 t_page_per_tool() {
+  need_source man
   for tool in "$BINDIR"/splice-* "$BINDIR"/vmsplice*; do
     [ -x "$tool" ] && [ -f "$tool" ] || continue
     [ -f "$MAN/${tool##*/}.1" ] || fail "no man/${tool##*/}.1"
@@ -23,6 +25,7 @@ t_page_per_tool() {
 
 tcase t_options_documented "every long option in --help is in the page's SYNOPSIS or options"
 t_options_documented() {
+  need_source man
   for tool in "$BINDIR"/splice-* "$BINDIR"/vmsplice*; do
     [ -x "$tool" ] && [ -f "$tool" ] || continue
     name=${tool##*/}
