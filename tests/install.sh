@@ -1,7 +1,7 @@
 #!/bin/sh
-# Installing: `meson install --destdir` of the build puts the tools and the
-# harness (as splice-selftest, with its helpers) in a tree that needs no
-# source.  Skipped when the harness itself runs
+# Installing: `meson install --destdir` of the build puts the tools, their
+# bash completion and the harness (as splice-selftest, with its helpers) in
+# a tree that needs no source.  Skipped when the harness itself runs
 # installed: there is no build to install then.
 . "${TESTS:?run me through tests/run.sh}/lib.sh"
 
@@ -70,6 +70,43 @@ t_installed_areas() {
   (cd "$TESTS" && ls -- *.sh) > want
   (cd "$harness" && ls -- *.sh) > got || fail "no installed harness"
   same want got
+}
+
+tcase t_completion "bash completion: each installed tool completes every long option of its --help"
+t_completion() {
+  install_tree
+  need bash
+  framework=/usr/share/bash-completion/bash_completion
+  [ -f "$framework" ] || skip "bash-completion is not installed"
+  dir=$(dirname "$(find root -path '*/bash-completion/completions/splice-cat')")
+  [ -d "$dir" ] || fail "no completion installed where bash-completion looks"
+  n=0
+  for tool in "$PREFIX"/bin/*; do
+    name=${tool##*/}
+    [ -r "$dir/$name" ] || fail "no completion file for $name"
+    # What bash-completion's loader does for the first completion of $name,
+    # then the completion of "$name --" as bash would run it.
+    PATH=$PREFIX/bin:$PATH bash -c '
+      . "$1" || exit 1
+      . "$2" || exit 1
+      spec=$(complete -p "$3") || exit 1
+      func=${spec#*-F }
+      func=${func%% *}
+      COMP_WORDS=("$3" --)
+      COMP_CWORD=1
+      COMP_LINE="$3 --"
+      COMP_POINT=${#COMP_LINE}
+      COMPREPLY=()
+      "$func" "$3" -- "$3"
+      printf "%s\n" "${COMPREPLY[@]}"' sh "$framework" "$dir/$name" "$name" > offered 2> err ||
+      { cat err >&2; fail "$name: no completion function bound"; }
+    "$tool" --help | grep -o -- '--[a-z][a-z-]*' | sort -u > want
+    sed 's/=$//' offered | sort -u > got
+    comm -23 want got > missing
+    [ ! -s missing ] || fail "$name: completion does not offer $(tr '\n' ' ' < missing)"
+    n=$((n + 1))
+  done
+  [ "$n" -ge 8 ] || fail "only $n commands installed"
 }
 
 run_area "$@"
