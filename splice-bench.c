@@ -134,8 +134,8 @@ static const struct bench_case cases[] = {
 static void
 help(void)
 {
-	printf("Usage: %s [-l] [-c NAME]... [-t SECS] [-s SIZE] [-r RUNS] [-d DIR] [--csv]"
-	    " [--corrupt] [-v] [--strict] [--progress] [--pipe-size SIZE]\n"
+	printf("Usage: %s [-l] [-c NAME]... [-t SECS] [-s SIZE] [-r RUNS] [-d DIR]\n"
+	    "       [--csv] [--corrupt] [-v] [--strict] [--progress] [--pipe-size SIZE]\n"
 	    "Measure each way of moving bytes through pipes, files and loopback TCP on\n"
 	    "this machine, checking every byte, and print GiB/s (median, min, max), CPU\n"
 	    "seconds per GiB and the ratio to write/read through a 64 KiB pipe.\n"

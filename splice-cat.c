@@ -15,8 +15,8 @@
 static void
 help(void)
 {
-	printf("Usage: %s [-mu] [-s SIZE] [-v] [--strict] [--progress] [--pipe-size SIZE]"
-	    " [FILE]...\n"
+	printf("Usage: %s [-mu] [-s SIZE] [-v] [--strict] [--progress]\n"
+	    "       [--pipe-size SIZE] [FILE]...\n"
 	    "Concatenate FILEs to standard output with splice(2), zero-copy where the\n"
 	    "kernel allows.  With no FILE, or when FILE is -, read standard input.\n"
 	    "\n"

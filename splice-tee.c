@@ -37,9 +37,8 @@ static enum output_error mode = OE_SIGPIPE;
 static void
 help(void)
 {
-	printf("Usage: %s [-aimp] [--output-error[=MODE]] [-n HOST:PORT]... [-v] [--strict]"
-	    " [--progress]\n"
-	    "       [--pipe-size SIZE] [FILE]...\n"
+	printf("Usage: %s [-aimp] [--output-error[=MODE]] [-n HOST:PORT]... [-v]\n"
+	    "       [--strict] [--progress] [--pipe-size SIZE] [FILE]...\n"
 	    "Copy standard input to standard output and to every FILE, with tee(2) and\n"
 	    "splice(2): zero-copy where the kernel allows.  A FILE named - is a file.\n"
 	    "\n"

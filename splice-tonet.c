@@ -18,8 +18,8 @@ enum { OPT_RETRY = OPT_TOOL_FIRST };
 static void
 help(void)
 {
-	printf("Usage: %s [-4|-6] [--retry SECS] [-v] [--strict] [--progress]"
-	    " [--pipe-size SIZE] HOST PORT\n"
+	printf("Usage: %s [-4|-6] [--retry SECS] [-v] [--strict] [--progress]\n"
+	    "       [--pipe-size SIZE] HOST PORT\n"
 	    "Send standard input to a TCP peer with splice(2) or sendfile(2), then\n"
 	    "shut the connection down for writing and wait until the peer closes it.\n"
 	    "\n"

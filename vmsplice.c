@@ -40,8 +40,8 @@ static unsigned int vmsplice_flags;
 static void
 help(void)
 {
-	printf("Usage: %s [-cgu] [-s SIZE|inf] [-p PATTERN] [--reuse] [--huge] [--busy] [-v]\n"
-	    "       [--strict] [--progress] [--pipe-size SIZE]\n"
+	printf("Usage: %s [-cgu] [-s SIZE|inf] [-p PATTERN] [--reuse] [--huge] [--busy]\n"
+	    "       [-v] [--strict] [--progress] [--pipe-size SIZE]\n"
 	    "Write SIZE bytes of PATTERN to standard output, a pipe, with vmsplice(2).\n"
 	    "No page is written again once the pipe may hold it, whatever reads the pipe.\n"
 	    "\n"

@@ -119,6 +119,7 @@ t_verbose_progress() {
 
 tcase t_suite_args "bench/run.sh parses: --list names its cases; bad arguments exit 2 before any build"
 t_suite_args() {
+  need_source bench/run.sh
   suite=$TESTS/../bench/run.sh
   sh -n "$suite" || fail "bench/run.sh does not parse"
   sh "$suite" --list > out || fail "--list"

@@ -8,6 +8,7 @@ CORPUS=$TESTS/../fuzz/corpus
 
 # replay TARGET: runs every input of fuzz/corpus/TARGET through the replayer.
 replay() {
+  need_source fuzz/corpus
   bin=$BINDIR/fuzz/fuzz-$1-replay
   [ -x "$bin" ] || skip "fuzz replayer $1 not built in $BINDIR/fuzz"
   ls "$CORPUS/$1"/* > /dev/null 2>&1 || fail "no corpus in fuzz/corpus/$1"

@@ -51,6 +51,12 @@ helper() {
   echo "$HELPERS/$1"
 }
 
+# need_source PATH: a file or directory of the source tree, beside tests/;
+# skip when the harness runs installed (splice-selftest), without it.
+need_source() {
+  [ -e "$TESTS/../$1" ] || skip "needs $1 from the source tree; the harness runs installed"
+}
+
 # same FILE1 FILE2: byte for byte.
 same() {
   cmp "$1" "$2" || fail "$1 and $2 differ"

@@ -8,6 +8,7 @@ SRC=$(cd "$TESTS/.." && pwd)
 
 tcase t_cppcheck "cppcheck: no warning, style or portability finding"
 t_cppcheck() {
+  need_source lib
   need cppcheck
   # variableScope: locals are declared at the top of a block, as style(9) asks.
   (cd "$SRC" && cppcheck --enable=warning,style,performance,portability --std=c11 \
@@ -18,6 +19,7 @@ t_cppcheck() {
 
 tcase t_clang_tidy "clang-tidy bugprone-* and cert-*: no warning"
 t_clang_tidy() {
+  need_source lib
   need clang-tidy
   for f in "$SRC"/*.c "$SRC"/lib/*.c; do
     clang-tidy --quiet "$f" -- -std=gnu11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 \
