@@ -26,11 +26,6 @@ bg_started() {
   BG="$BG $!"
 }
 
-# tstrace ARGS...: strace under timeout 10 (LeakSanitizer off, as strace_run).
-tstrace() {
-  timeout 10 env ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" strace "$@"
-}
-
 # hung WHAT: fails when the last run_status (file "st") was ended by timeout(1).
 hung() {
   [ "$(cat st)" -ne 124 ] || fail "$1: hung (killed by timeout 10)"
@@ -141,7 +136,7 @@ closed_run() {
 fd_trace() {
   [ -e in ] || : > in
   rm -f out err
-  { cat in 2> /dev/null | run_status st tstrace -f -o trace \
+  { cat in 2> /dev/null | run_status st traced -f -o trace \
     -e trace=execve,open,openat,creat,pipe,pipe2,socket,accept,accept4,eventfd2,memfd_create,epoll_create1 \
     sh -c "exec $2 $1" 2> err; } | cat > out
   hung "$2 $1 (strace)"
@@ -250,7 +245,7 @@ e_r4_strict_append() {
   random_file in 3000000
   echo old > g
   echo old > ref
-  run_status st strace_run -o trace -e trace=execve,openat,read,write,readv,writev,pread64,pwrite64 \
+  run_status st traced -o trace -e trace=execve,openat,read,write,readv,writev,pread64,pwrite64 \
     splice-cat --strict in >> g 2> err
   status 1 "$(cat st)" "splice-cat --strict in >> g"
   same ref g
@@ -403,7 +398,7 @@ e_r13_timeout_large() {
   need strace
   for secs in 2147484 4294968 100000000 1e15; do
     rm -f trace
-    run_status st strace_run -f -o trace -e trace=poll,ppoll timeout -s KILL 1 \
+    run_status st traced -f -o trace -e trace=poll,ppoll timeout -s KILL 1 \
       splice-fromnet --timeout "$secs" -b 127.0.0.1 0 > /dev/null 2> err
     # Refused (a usage error) is allowed; so is a finite wait.
     [ "$(cat st)" -ne 2 ] || { mentions err "timeout"; continue; }
@@ -490,8 +485,8 @@ e_closed_cat_fds() {
   done
   # File to file through its internal pipe (copy_file_range refused).
   needs_fallback
-  run_status st strace_run -f -o trace -e trace=execve,openat,pipe2,copy_file_range \
-    -e inject=copy_file_range:error=EXDEV:when=1+ sh -c 'exec splice-cat f g <&- 2>&- > o'
+  run_status st inject -o trace -t execve,openat,pipe2,copy_file_range copy_file_range:EXDEV:1+ \
+    timeout 10 sh -c 'exec splice-cat f g <&- 2>&- > o'
   status 0 "$(cat st)" "splice-cat f g > o, 0 and 2 closed, no copy_file_range"
   cat f g > ref
   same ref o
@@ -839,8 +834,7 @@ e_res_cat() {
   if [ -z "${STRICT:-}" ]; then
     for err in EMFILE ENFILE; do
       # File to file: no copy_file_range, no pipe: read/write, exact.
-      run_status st tstrace -f -o /dev/null -e trace=pipe2,copy_file_range \
-        -e inject=copy_file_range:error=EXDEV:when=1+ -e inject=pipe2:error="$err":when=1+ \
+      run_status st inject copy_file_range:EXDEV:1+ pipe2:"$err":1+ timeout 10 \
         splice-cat f g > o 2> err
       cat err >&2
       status 0 "$(cat st)" "splice-cat f g > o, no copy_file_range, pipe2 $err"
@@ -848,7 +842,8 @@ e_res_cat() {
     done
   fi
   # An operand that cannot be opened (ENFILE): named, the rest copied, exit 1.
-  { run_status st tstrace -o /dev/null -P f -e trace=openat \
+  # Only the opening of f fails (-P f): the loader's openat calls come first.
+  { run_status st traced -o /dev/null -P f -e trace=openat \
     -e inject=openat:error=ENFILE:when=1+ splice-cat g f g 2> err; } | cat > out
   status 1 "$(cat st)" "splice-cat g f g, openat f ENFILE"
   mentions err "f: Too many open files in system"
@@ -878,22 +873,23 @@ e_res_vmsplice_enomem() {
     # The binary itself (no wrapper), so that the count of mmaps is its own.
     # Skip the dynamic loader's mmaps: the tool's own come after rseq(2).
     if [ "$tool" = vmsplice ]; then
-      strace_run -o trace -e trace=mmap,rseq,set_robust_list "$BINDIR/vmsplice" \
+      traced -o trace -e trace=mmap,rseq,set_robust_list "$BINDIR/vmsplice" \
         ${STRICT:+--strict} -s 1M 2> /dev/null | cat > /dev/null
     else
-      vmsplice -s 1M | strace_run -o trace -e trace=mmap,rseq,set_robust_list \
+      vmsplice -s 1M | traced -o trace -e trace=mmap,rseq,set_robust_list \
         "$BINDIR/vmsplice-touser" ${STRICT:+--strict} -c > /dev/null 2>&1
     fi
     k=$(awk '/^(rseq|set_robust_list)\(/ { print n; exit } /^mmap\(/ { n++ }' trace)
     [ -n "$k" ] || skip "no rseq/set_robust_list in the trace to tell the loader's mmaps"
     when=$((k + 1))
+    # strace without -f, unlike inject: the WHEN-th mmap is the tool's own.
     if [ "$tool" = vmsplice ]; then
-      { run_status st tstrace -o /dev/null -e trace=mmap \
+      { run_status st traced -o /dev/null -e trace=mmap \
         -e inject=mmap:error=ENOMEM:when="$when"+ \
         "$BINDIR/vmsplice" ${STRICT:+--strict} -p seq -s 8M 2> err; } | cat > out
       [ ! -s out ] || fail "vmsplice wrote $(wc -c < out) bytes though it has no buffer"
     else
-      { vmsplice -p seq -s 8M | run_status st tstrace -o /dev/null -e trace=mmap \
+      { vmsplice -p seq -s 8M | run_status st traced -o /dev/null -e trace=mmap \
         -e inject=mmap:error=ENOMEM:when="$when"+ "$BINDIR/vmsplice-touser" ${STRICT:+--strict} \
         --verify seq -c 2> err; } | cat > out
     fi
@@ -922,8 +918,7 @@ e_res_net() {
   mentions err "Too many open files"
   # splice-fromnet to a file needs an internal pipe: pipe2 EMFILE falls back
   # (or is a clear error), and never loses bytes silently.
-  tstrace -f -o /dev/null -e trace=pipe2 -e inject=pipe2:error=EMFILE:when=1+ \
-    splice-fromnet -b 127.0.0.1 0 > out 2> ferr &
+  inject pipe2:EMFILE:1+ timeout 10 splice-fromnet -b 127.0.0.1 0 > out 2> ferr &
   rpid=$!
   bg_started
   port=$(listen_port ferr "$rpid")
@@ -960,7 +955,7 @@ e_res_net() {
 # strict_trace CMD: runs sh -c CMD (stdin, stdout as CMD says) under strace
 # recording the read/write family of calls of the tool into "trace".
 strict_trace() {
-  run_status st tstrace -o trace -e trace=execve,openat,read,write,readv,writev,pread64,pwrite64 \
+  run_status st traced -o trace -e trace=execve,openat,read,write,readv,writev,pread64,pwrite64 \
     sh -c "exec $1" 2> err
   hung "$1"
   status 1 "$(cat st)" "$1"
@@ -977,7 +972,7 @@ e_strict_no_data() {
   strict_trace "splice-cat --strict in >> g"
   data_moved trace in
   same ref g
-  cat in | { run_status st tstrace -o trace -e trace=execve,openat,read,write,readv,writev \
+  cat in | { run_status st traced -o trace -e trace=execve,openat,read,write,readv,writev \
     splice-cat --strict >> g 2> err; }
   status 1 "$(cat st)" "pipe | splice-cat --strict >> g"
   data_moved trace in
@@ -985,7 +980,7 @@ e_strict_no_data() {
   # splice-tee: stdin a file, stdout a file.
   strict_trace "splice-tee --strict t1 < in > o"
   data_moved trace in
-  cat in | { run_status st tstrace -o trace -e trace=execve,openat,read,write,readv,writev \
+  cat in | { run_status st traced -o trace -e trace=execve,openat,read,write,readv,writev \
     splice-tee --strict t1 > o 2> err; }
   status 1 "$(cat st)" "pipe | splice-tee --strict t1 > o"
   data_moved trace in

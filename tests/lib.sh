@@ -105,15 +105,27 @@ listen_port() {
   sed -n 's/^splice-fromnet: listening on .* port \([0-9][0-9]*\)$/\1/p' "$1" | head -n 1
 }
 
-# inject [-o LOG] SYSCALL:ERRNO[:WHEN]... CMD...: runs CMD under strace -f,
-# stdin, stdout and stderr kept, each SYSCALL failing with ERRNO on every
-# call or on the WHEN-th (3) or from the WHEN-th on (3+).  -o LOG: strace's
-# record of every call goes to LOG.  A case that injects starts with `need
-# strace`: a skip from inside a pipeline would end only that member.
+# traced STRACE-ARGS... CMD...: CMD under strace, with LeakSanitizer off (it
+# cannot run under ptrace) and under timeout 10, so a hang fails quickly.
+traced() {
+  timeout 10 env ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" strace "$@"
+}
+
+# inject [-o LOG [-t SYSCALLS]] SYSCALL:ERRNO[:WHEN]... CMD...: runs CMD
+# under strace -f, stdin, stdout and stderr kept, each SYSCALL failing with
+# ERRNO on every call or on the WHEN-th (3) or from the WHEN-th on (3+).
+# -o LOG: strace's record of every call (-t: of these, comma-separated) goes
+# to LOG.  A case that injects starts with `need strace`: a skip from
+# inside a pipeline would end only that member.
 inject() {
   _log=/dev/null
+  _trace=
   if [ "$1" = -o ]; then
     _log=$2
+    shift 2
+  fi
+  if [ "$1" = -t ]; then
+    _trace="-e trace=$2"
     shift 2
   fi
   _faults=
@@ -128,5 +140,5 @@ inject() {
   done
   # LeakSanitizer cannot run under ptrace: off, for sanitized builds.
   # shellcheck disable=SC2086 # one word per option
-  ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" strace -f -o "$_log" $_faults "$@"
+  ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" strace -f -o "$_log" $_trace $_faults "$@"
 }
