@@ -43,11 +43,11 @@ t_to_append() {
   done
 }
 
-tcase t_to_devnull "file -> /dev/null: exit 0, -v counts every byte"
+tcase t_to_devnull "file -> /dev/null: exit 0, --verbose counts every byte"
 t_to_devnull() {
   make_inputs
   for n in $SIZES; do
-    splice-cat -v "in.$n" > /dev/null 2> err || { cat err >&2; fail "splice-cat in.$n > /dev/null"; }
+    splice-cat --verbose "in.$n" > /dev/null 2> err || { cat err >&2; fail "splice-cat in.$n > /dev/null"; }
     [ "$n" -eq 0 ] || mentions err ": $n bytes"
   done
 }
@@ -68,7 +68,7 @@ t_file_to_file_pipe() {
   need strace
   random_file in 3000000
   strace_run -f -o trace -e trace=copy_file_range,splice -e inject=copy_file_range:error=EXDEV \
-    splice-cat -v in > out 2> err || { cat err >&2; fail "splice-cat exit"; }
+    splice-cat --verbose in > out 2> err || { cat err >&2; fail "splice-cat exit"; }
   same in out
   mentions err "splice via pipe: 3000000 bytes"
   grep -q 'splice(' trace || fail "no splice call in the trace"
@@ -189,7 +189,7 @@ t_inject_enosys() {
   needs_fallback
   need strace
   random_file f 1000000
-  { strace_run -f -o /dev/null -e inject=splice:error=ENOSYS splice-cat -v f 2> err &&
+  { strace_run -f -o /dev/null -e inject=splice:error=ENOSYS splice-cat --verbose f 2> err &&
     echo 0 > st || echo $? > st; } | cat > out
   status 0 "$(cat st)" "splice-cat under ENOSYS"
   same f out
@@ -229,12 +229,12 @@ t_strict_zero_copy() {
   same ref out2
 }
 
-tcase t_options "-u, -m, --chunk, -v, --progress: same bytes"
+tcase t_options "-u, -m, --chunk, --verbose, --progress: same bytes"
 t_options() {
   random_file f 1048583
   splice-cat -u -m f > o1 && same f o1
-  splice-cat --chunk 4097 f | splice-cat -s 1K > o2 && same f o2
-  splice-cat -v f 2> err | cat > o3
+  splice-cat --chunk 4097 f | splice-cat --chunk 1K > o2 && same f o2
+  splice-cat --verbose f 2> err | cat > o3
   same f o3
   mentions err "splice: 1048583 bytes"
   splice-cat --progress f > o4 2> err
@@ -243,26 +243,26 @@ t_options() {
   # On a long transfer, a status line about once a second.
   for _ in 1 2 3 4 5 6; do cat f; sleep 0.5; done | splice-cat --progress > o6 2> err
   [ "$(tr '\r' '\n' < err | grep -c 'bytes .* copied')" -ge 3 ] || fail "too few status lines"
-  splice-cat --pipe-size 4096 -v f 2> err | cat > o5
+  splice-cat --pipe-size 4096 --verbose f 2> err | cat > o5
   same f o5
   mentions err "pipe capacity: 4096 bytes (1 pages)"
   # Below a page: the kernel's smallest pipe, not the default one.
-  splice-cat --pipe-size 100 -v f 2> err | cat > o7
+  splice-cat --pipe-size 100 --verbose f 2> err | cat > o7
   same f o7
   mentions err "pipe capacity: 4096 bytes (1 pages)"
 }
 
 tcase t_usage_errors "bad options and sizes: exit 2, the option named, a hint"
 t_usage_errors() {
-  for bad in "-s -1" "-s 1Q" "-s 18446744073709551616" "-s 1e3" "-s abc" "-s 0" \
-    "--pipe-size 0" "--pipe-size 1G0" "-x" "--bogus" "--chunk"; do
+  for bad in "--chunk -1" "--chunk 1Q" "--chunk 18446744073709551616" "--chunk 1e3" \
+    "--chunk abc" "--chunk 0" "--pipe-size 0" "--pipe-size 1G0" "-x" "--bogus" "--chunk"; do
     # shellcheck disable=SC2086
     run_status st splice-cat $bad < /dev/null > out 2> err
     status 2 "$(cat st)" "splice-cat $bad"
     mentions err "Try 'splice-cat --help'"
     [ ! -s out ] || fail "splice-cat $bad wrote to stdout"
   done
-  run_status st splice-cat -s 1Q < /dev/null 2> err
+  run_status st splice-cat --chunk 1Q < /dev/null 2> err
   mentions err "chunk"
 }
 
@@ -292,6 +292,213 @@ t_reader_exits() {
   { cat f f f && echo 0 > refst || echo $? > refst; } | head -c 1 > /dev/null
   status 141 "$(cat st)" "splice-cat | head -c 1"
   status "$(cat refst)" "$(cat st)" "status differs from cat's"
+}
+
+# ---- GNU cat's formatting options, against the system cat --------------------
+
+# The reference for the formatting options is GNU cat (coreutils 9.1 or
+# later shows CR LF as ^M$ under -E); another cat prints other bytes.
+need_gnu_cat() {
+  needs_fallback
+  cat --version 2> /dev/null | grep -q 'GNU coreutils' || skip "the system cat is not GNU cat"
+  [ "$(printf 'a\r\n' | cat -E)" = 'a^M$' ] || skip "the system cat predates ^M$ under -E"
+}
+
+# every_byte FILE: the 256 byte values in order, then each on a line of its own.
+every_byte() {
+  i=0
+  while [ $i -lt 256 ]; do
+    printf "\\$(printf %03o $i)"
+    i=$((i + 1))
+  done > "$1.raw"
+  [ "$(wc -c < "$1.raw")" -eq 256 ] || fail "could not make every byte value"
+  cp "$1.raw" "$1"
+  od -An -v -tx1 "$1.raw" | tr ' ' '\n' | grep . | while read -r hex; do
+    printf "\\$(printf %03o "0x$hex")\n"
+  done >> "$1"
+  rm "$1.raw"
+}
+
+# like_cat OPTIONS OPERAND...: splice-cat prints what the system cat prints,
+# and exits as it does.  OPTIONS is one word ("-vET").  Both read standard
+# input from the file $LIKE_CAT_IN (default /dev/null).
+like_cat() {
+  _opts=$1
+  shift
+  run_status ref.st cat "$_opts" "$@" < "${LIKE_CAT_IN:-/dev/null}" > ref.out 2> /dev/null
+  run_status out.st splice-cat "$_opts" "$@" < "${LIKE_CAT_IN:-/dev/null}" > out.out 2> out.err
+  cmp ref.out out.out > /dev/null ||
+    { cmp ref.out out.out >&2 || :; fail "splice-cat $_opts $*: output differs from cat's"; }
+  status "$(cat ref.st)" "$(cat out.st)" "splice-cat $_opts $*"
+}
+
+# The option sets every formatting case runs: each option alone, the
+# combined letters, and combinations whose interplay matters.
+FMT_OPTS="-A -b -e -E -n -s -t -T -v -u -vET -bn -nb -sn -sb -snE -sbE -bE -nT -vn -At -tE"
+
+tcase t_fmt_every_byte "-A -e -t -v -E -T ...: every byte value 0-255 printed as the system cat does"
+t_fmt_every_byte() {
+  need_gnu_cat
+  every_byte bytes
+  for o in $FMT_OPTS --show-all --show-nonprinting --show-ends --show-tabs; do
+    like_cat "$o" bytes
+  done
+  # Each byte at the end of an operand, where no newline follows it.
+  mkdir ends
+  od -An -v -tx1 bytes | tr ' ' '\n' | grep . | sort -u | while read -r hex; do
+    printf "x\\$(printf %03o "0x$hex")" > "ends/$hex"
+  done
+  [ "$(ls ends | wc -l)" -eq 256 ] || fail "could not make 256 operands"
+  for o in -A -v -E -T -n -s; do
+    like_cat "$o" ends/*
+  done
+}
+
+tcase t_fmt_operands "-n -b -s -E across operands: numbers go on, CR LF split, no final newline, empty files"
+t_fmt_operands() {
+  need_gnu_cat
+  printf 'one\ntwo' > nonl
+  printf '\nthree\r' > cr
+  printf '\nfour\r\n\r\n\n\n\n' > crlf
+  : > empty
+  printf '\n\n\n' > blanks
+  printf '\tfive\n\n\nsix\r\r\n' > mixed
+  for o in $FMT_OPTS; do
+    like_cat "$o" nonl cr crlf
+    like_cat "$o" empty
+    like_cat "$o" empty empty
+    like_cat "$o" nonl empty nonl
+    like_cat "$o" cr empty crlf cr
+    like_cat "$o" blanks blanks empty blanks mixed blanks
+    LIKE_CAT_IN=crlf
+    like_cat "$o" mixed - nonl - cr
+    LIKE_CAT_IN=
+  done
+  # The same through a pipe, read in pieces as they come.
+  { cat nonl; sleep 0.2; cat cr; sleep 0.2; cat crlf mixed; } | splice-cat -nE > out
+  cat nonl cr crlf mixed | cat -nE > ref
+  same ref out
+}
+
+tcase t_fmt_squeeze "-s: runs of empty lines that span operands squeeze to one, as cat's"
+t_fmt_squeeze() {
+  need_gnu_cat
+  i=0
+  while [ $i -lt 5000 ]; do echo; i=$((i + 1)); done > many
+  printf 'a\n\n\n' > a
+  printf '\n\nb\n' > b
+  printf 'c' > c
+  for o in -s -sn -sb -sE -snE -sA; do
+    like_cat "$o" many
+    like_cat "$o" a many b many
+    like_cat "$o" many a b c many many c
+    LIKE_CAT_IN=many
+    like_cat "$o" a - b
+    LIKE_CAT_IN=
+  done
+  [ "$(splice-cat -s many many many | wc -c)" -eq 1 ] || fail "15000 empty lines did not squeeze to one"
+}
+
+tcase t_fmt_random "formatting options on random bytes, 1 B to 300 KiB, in every combination used"
+t_fmt_random() {
+  need_gnu_cat
+  for n in 1 4095 65537 300000; do
+    # Mostly newlines, CRs and tabs, so that every rule is met often.
+    head -c "$n" /dev/urandom | tr '\000-\077' '\n\n\n\n\r\r\t\t\n' > "r.$n"
+    random_file "b.$n" "$n"
+  done
+  for o in $FMT_OPTS; do
+    like_cat "$o" r.1 r.4095 b.1 r.65537 b.4095 r.300000
+    like_cat "$o" b.300000 r.300000 b.65537
+  done
+}
+
+tcase t_fmt_numbers_widen "-n past 999999 lines: the number widens as cat's does"
+t_fmt_numbers_widen() {
+  need_gnu_cat
+  i=0
+  while [ $i -lt 1000 ]; do echo; i=$((i + 1)); done > k
+  # 1001000 lines: the last ones need 7 digits.
+  i=0
+  while [ $i -lt 1001 ]; do cat k; i=$((i + 1)); done > m
+  like_cat -n m
+  like_cat -b k m
+}
+
+tcase t_fmt_cat_letters "-v and -s are cat's, not --verbose and --chunk; --verbose reports the read/write bytes"
+t_fmt_cat_letters() {
+  need_gnu_cat
+  printf 'a\001\n\n\n\nb\n' > f
+  # The issue's example: cat -v -s file.
+  run_status st splice-cat -v -s f > out 2> err
+  status 0 "$(cat st)" "splice-cat -v -s f"
+  [ ! -s err ] || { cat err >&2; fail "-v printed something on stderr"; }
+  cat -v -s f > ref
+  same ref out
+  splice-cat --show-nonprinting --squeeze-blank f > out2
+  same ref out2
+  splice-cat --verbose -n f > out3 2> err3
+  cat -n f > ref3
+  same ref3 out3
+  mentions err3 "read/write: 8 bytes"
+  # Without a formatting option, the zero-copy path, byte for byte.
+  splice-cat --verbose f 2> err4 | cat > out4
+  same f out4
+  mentions err4 "splice: 8 bytes"
+}
+
+tcase t_fmt_strict "--strict with a formatting option: usage error, exit 2, nothing written"
+t_fmt_strict() {
+  printf 'a\n' > f
+  for o in -A -b -e -E -n -s -t -T -v --number --show-all; do
+    run_status st splice-cat --strict "$o" f > out 2> err
+    status 2 "$(cat st)" "splice-cat --strict $o f"
+    mentions err "strict"
+    mentions err "Try 'splice-cat --help'"
+    [ ! -s out ] || fail "--strict $o wrote to stdout"
+  done
+  # -u formats nothing: --strict takes it.
+  splice-cat --strict -u f | cat > out
+  same f out
+}
+
+tcase t_fmt_errors "formatting: an unreadable operand is reported and the rest formatted; /dev/full is an error"
+t_fmt_errors() {
+  need_gnu_cat
+  mkdir d
+  printf 'a\nb\n' > f
+  like_cat -n f d missing f
+  mentions out.err "splice-cat: d: Is a directory"
+  mentions out.err "splice-cat: missing: No such file or directory"
+  run_status st splice-cat -n f > /dev/full 2> err
+  status 1 "$(cat st)" "splice-cat -n f > /dev/full"
+  mentions err "standard output: No space left on device"
+  # A CR held for a LF that never comes is written at the end, and checked.
+  printf '\r' > cr
+  run_status st splice-cat -E cr > /dev/full 2> err
+  status 1 "$(cat st)" "splice-cat -E cr > /dev/full"
+  mentions err "standard output: No space left on device"
+}
+
+tcase t_fmt_interactive "-n on a slow pipe: each line is out before the next one comes"
+t_fmt_interactive() {
+  needs_fallback
+  { echo one; sleep 2; echo two; } | splice-cat -n > out &
+  sleep 1
+  printf '     1\tone\n' > ref
+  same ref out
+  wait
+  printf '     1\tone\n     2\ttwo\n' > ref
+  same ref out
+}
+
+tcase t_help_columns "--help: every line fits 80 columns; -v is --show-nonprinting, --verbose is long only"
+t_help_columns() {
+  splice-cat --help > help
+  awk 'length > 80 { print; bad = 1 } END { exit bad }' help || fail "a --help line is over 80 columns"
+  grep -q -- '^  -v, --show-nonprinting' help || fail "-v is not --show-nonprinting in --help"
+  grep -q -- '^      --verbose' help || fail "--verbose is not a long-only option in --help"
+  grep -q -- '^  -s, --squeeze-blank' help || fail "-s is not --squeeze-blank in --help"
 }
 
 run_area "$@"
