@@ -12,7 +12,7 @@
 
 #include "splice.h"
 
-enum { OPT_CHUNK = OPT_TOOL_FIRST };
+enum { OPT_CHUNK = OPT_TOOL_FIRST, OPT_SKIP, OPT_COUNT };
 
 /* What the options asked for, and how far the run has got. */
 struct cat_job {
@@ -22,13 +22,16 @@ struct cat_job {
 	bool formatting;		/* an option of fmt is on: read/write */
 	struct cat_format fmt;		/* -AbeEnstTv, and the state across operands */
 	struct stat out_st;		/* standard output */
+	/* --skip and --count, over the operands as one stream */
+	uint64_t skip;			/* input bytes still to discard */
+	uint64_t count;			/* input bytes still to copy, TO_EOF: all */
 };
 
 static void
 help(void)
 {
-	printf("Usage: %s [-AbeEmnstTuv] [--chunk SIZE] [--verbose] [--strict]\n"
-	    "       [--progress] [--pipe-size SIZE] [FILE]...\n"
+	printf("Usage: %s [-AbeEmnstTuv] [--chunk SIZE] [--skip SIZE] [--count SIZE]\n"
+	    "       [--verbose] [--strict] [--progress] [--pipe-size SIZE] [FILE]...\n"
 	    "Concatenate FILEs to standard output with splice(2), zero-copy where the\n"
 	    "kernel allows.  With no FILE, or when FILE is -, read standard input.\n"
 	    "The options that format (-AbeEnstTv) copy through user space, as cat does.\n"
@@ -47,6 +50,9 @@ help(void)
 	    "  -v, --show-nonprinting  show control bytes as ^X and ^?, bytes above 127\n"
 	    "                      as M- and the byte 128 below (tab and newline stay)\n"
 	    "      --chunk SIZE    move at most SIZE bytes per call\n"
+	    "      --skip SIZE     discard the first SIZE bytes of the input (all FILEs\n"
+	    "                      as one stream): seek in files, splice pipes to /dev/null\n"
+	    "      --count SIZE    copy at most SIZE bytes of the input, then stop\n"
 	    "      --verbose       " VERBOSE_HELP
 	    COMMON_HELP_NO_V, progname);
 }
@@ -102,6 +108,8 @@ parse_options(int argc, char *argv[], struct cat_job *job)
 		{ "show-tabs", no_argument, NULL, 'T' },
 		{ "show-nonprinting", no_argument, NULL, 'v' },
 		{ "chunk", required_argument, NULL, OPT_CHUNK },
+		{ "skip", required_argument, NULL, OPT_SKIP },
+		{ "count", required_argument, NULL, OPT_COUNT },
 		COMMON_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 }
 	};
@@ -123,6 +131,12 @@ parse_options(int argc, char *argv[], struct cat_job *job)
 			if (bytes == 0 || bytes > 1UL << 30)
 				usage_error("--chunk: must be 1 to 1G bytes: '%s'", optarg);
 			job->chunk = (size_t)bytes;
+			break;
+		case OPT_SKIP:
+			job->skip = option_size("--skip", optarg);
+			break;
+		case OPT_COUNT:
+			job->count = option_size("--count", optarg);
 			break;
 		default:
 			if (!common_option(opt, optarg, help))
@@ -152,14 +166,48 @@ input_is_output(int in, const struct stat *out_st)
 	return lseek(in, 0, SEEK_CUR) < in_st.st_size;
 }
 
+/*
+ * --skip: discards what is left of it from in.  True when the operand has
+ * bytes left to copy.
+ */
+static bool
+skip_part(struct cat_job *job, int in, const char *name)
+{
+	struct xfer x = { .in = in, .len = job->skip };
+
+	if (job->skip == 0)
+		return true;
+	if (skip_input(&x) < 0)
+		xfer_warn(&x, name, "standard output");
+	job->skip -= x.moved;
+	return job->skip == 0 && x.err == 0;
+}
+
+/* Copies the rest of an operand; false when the output failed. */
+static bool
+copy_part(struct cat_job *job, struct xfer *x, const char *name)
+{
+	int r;
+
+	x->len = job->count;
+	r = job->formatting ? cat_format_fd(&job->fmt, x) : move_fd(x);
+	if (job->count != TO_EOF)
+		job->count -= x->moved;
+	if (r == 0)
+		return true;
+	xfer_warn(x, name, "standard output");
+	/* Output is gone or full: the next file cannot fare better. */
+	return x->side != SIDE_OUTPUT;
+}
+
 /* Copies one operand; false when the output failed and the run must stop. */
 static bool
 cat_file(struct cat_job *job, const char *name)
 {
 	bool is_stdin = strcmp(name, "-") == 0, go_on = true;
 	struct xfer x = {
-		.out = STDOUT_FILENO, .len = TO_EOF, .chunk = job->chunk,
-		.flags = job->flags, .opts = job->eo,
+		.out = STDOUT_FILENO, .chunk = job->chunk, .flags = job->flags,
+		.opts = job->eo,
 	};
 
 	if (is_stdin) {
@@ -171,11 +219,8 @@ cat_file(struct cat_job *job, const char *name)
 	}
 	if (input_is_output(x.in, &job->out_st))
 		warn_msg("%s: input file is output file", name);
-	else if ((job->formatting ? cat_format_fd(&job->fmt, &x) : move_fd(&x)) < 0) {
-		xfer_warn(&x, name, "standard output");
-		/* Output is gone or full: the next file cannot fare better. */
-		go_on = x.side != SIDE_OUTPUT;
-	}
+	else if (skip_part(job, x.in, name))
+		go_on = copy_part(job, &x, name);
 	if (!is_stdin && close(x.in) < 0)
 		warn_errno("%s", name);
 	return go_on;
@@ -185,7 +230,7 @@ int
 main(int argc, char *argv[])
 {
 	static char *const stdin_only[] = { "-", NULL };
-	struct cat_job job = { 0 };
+	struct cat_job job = { .count = TO_EOF };
 	char *const *files;
 	bool output_ok = true;
 
@@ -202,7 +247,8 @@ main(int argc, char *argv[])
 	if (S_ISFIFO(job.out_st.st_mode))
 		pipe_grow(STDOUT_FILENO, &job.eo);
 
-	for (; *files && output_ok; files++)
+	/* Once --count is reached, the operands left are not even opened. */
+	for (; *files && output_ok && job.count > 0; files++)
 		output_ok = cat_file(&job, *files);
 	if (output_ok && cat_format_end(&job.fmt, STDOUT_FILENO) < 0)
 		warn_errno("standard output");

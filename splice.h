@@ -221,6 +221,14 @@ struct xfer {
  * fewer than x->len bytes came.
  */
 int move_fd(struct xfer *x);
+/*
+ * Discards x->len bytes of x->in (fewer at end of input) without moving
+ * them anywhere: lseek(2) on a regular file or a block device, splice(2)
+ * into /dev/null from a pipe, read(2) from anything else.  x->moved says
+ * how many were skipped; nothing is counted by account().  Returns 0, or
+ * -1 with x->err, x->side and x->call set.
+ */
+int skip_input(struct xfer *x);
 /* "prog: NAME: strerror" where NAME is in_name or out_name by x->side. */
 void xfer_warn(const struct xfer *x, const char *in_name, const char *out_name);
 

@@ -6,6 +6,7 @@
 #include <poll.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "splice.h"
@@ -273,17 +274,24 @@ by_internal_pipe(struct xfer *x)
 	return DONE;
 }
 
+/* Clears what a transfer reports, before it starts. */
+static void
+xfer_begin(struct xfer *x)
+{
+	x->moved = 0;
+	x->err = 0;
+	x->side = SIDE_NONE;
+	x->call = NULL;
+	x->refused = false;
+}
+
 int
 move_fd(struct xfer *x)
 {
 	bool in_pipe = fd_is_pipe(x->in), out_pipe = fd_is_pipe(x->out);
 	int r;
 
-	x->moved = 0;
-	x->err = 0;
-	x->side = SIDE_NONE;
-	x->call = NULL;
-	x->refused = false;
+	xfer_begin(x);
 	if (in_pipe || out_pipe)
 		r = splice_across(x, in_pipe, out_pipe, false);
 	else {
@@ -308,6 +316,96 @@ move_fd(struct xfer *x)
 	x->call = NULL;
 	x->side = SIDE_NONE;
 	return by_read_write(x);
+}
+
+/* A regular file or a block device: move the offset, read nothing. */
+static int
+skip_by_seek(struct xfer *x)
+{
+	struct stat st;
+	off_t pos, end;
+
+	/* procfs files claim size 0 and have bytes: those are read. */
+	if (fstat(x->in, &st) < 0 || !(S_ISBLK(st.st_mode) ||
+	    (S_ISREG(st.st_mode) && st.st_size > 0)))
+		return REFUSED;
+	if ((pos = lseek(x->in, 0, SEEK_CUR)) < 0)
+		return REFUSED;
+	end = S_ISREG(st.st_mode) ? st.st_size : lseek(x->in, 0, SEEK_END);
+	if (end < 0)
+		return xfer_fail(x, SIDE_INPUT, "lseek", errno);
+	if (end < pos)
+		end = pos;
+	if ((uint64_t)(end - pos) > x->len)
+		end = pos + (off_t)x->len;
+	if (lseek(x->in, end, SEEK_SET) < 0)
+		return xfer_fail(x, SIDE_INPUT, "lseek", errno);
+	x->moved = (uint64_t)(end - pos);
+	return DONE;
+}
+
+/* A pipe: splice what is skipped into /dev/null, opened once. */
+static int
+skip_by_splice(struct xfer *x)
+{
+	static int null_fd = -1;
+
+	if (null_fd < 0 && (null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC)) < 0)
+		return REFUSED;
+	while (xfer_left(x) > 0) {
+		ssize_t n = splice(x->in, NULL, null_fd, NULL, xfer_call_bytes(x, 1 << 30), 0);
+
+		if (n > 0) {
+			x->moved += (uint64_t)n;
+			continue;
+		}
+		if (n == 0)
+			break;
+		if (errno == EINTR)
+			continue;
+		if (errno == EAGAIN) {
+			if (wait_fd(x->in, POLLIN) < 0)
+				return xfer_fail(x, SIDE_INPUT, "poll", errno);
+			continue;
+		}
+		if (x->moved == 0 && err_is_refusal(errno))
+			return REFUSED;
+		return xfer_fail(x, SIDE_INPUT, "splice", errno);
+	}
+	return DONE;
+}
+
+/* Anything else (a socket, a terminal, a character device): read and drop. */
+static int
+skip_by_read(struct xfer *x)
+{
+	size_t bytes;
+	void *buf = copy_buffer(&bytes);
+
+	while (xfer_left(x) > 0) {
+		ssize_t n = read_retry(x->in, buf, xfer_call_bytes(x, bytes));
+
+		if (n < 0)
+			return xfer_fail(x, SIDE_INPUT, "read", errno);
+		if (n == 0)
+			break;
+		x->moved += (uint64_t)n;
+	}
+	return DONE;
+}
+
+int
+skip_input(struct xfer *x)
+{
+	int r;
+
+	xfer_begin(x);
+	r = skip_by_seek(x);
+	if (r == REFUSED && fd_is_pipe(x->in))
+		r = skip_by_splice(x);
+	if (r == REFUSED)
+		r = skip_by_read(x);
+	return r;
 }
 
 void

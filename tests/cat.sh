@@ -501,4 +501,159 @@ t_help_columns() {
   grep -q -- '^  -s, --squeeze-blank' help || fail "-s is not --squeeze-blank in --help"
 }
 
+# ---- --skip and --count ------------------------------------------------------
+
+# dd_range FILE SKIP COUNT: the bytes dd copies, the reference for a range.
+dd_range() {
+  dd if="$1" iflag=skip_bytes,count_bytes skip="$2" count="$3" status=none
+}
+
+tcase t_range_dd "--skip/--count over all operands as one stream: the bytes dd skip= count= gives"
+t_range_dd() {
+  need dd
+  random_file a 100000
+  random_file b 7777
+  cat a b > ab
+  for skip in 0 1 4096 99999 100000 100001 107776 107777 200000; do
+    for count in 0 1 10 7777 50000 200000; do
+      dd_range ab "$skip" "$count" > ref
+      splice-cat --skip "$skip" --count "$count" a b > out || fail "file -> file, $skip $count"
+      same ref out
+      { cat a | splice-cat --skip "$skip" --count "$count" - b || echo $? > st; } | cat > out2
+      [ ! -f st ] || fail "pipe -> pipe, $skip $count: exit $(cat st)"
+      same ref out2
+    done
+  done
+  # Without --count, to the end; without --skip, from the start.
+  dd_range ab 12345 1000000 > ref
+  splice-cat --skip 12345 a b | cat > out3
+  same ref out3
+  dd_range ab 0 54321 > ref
+  splice-cat --count 54321 a b > out4
+  same ref out4
+}
+
+tcase t_range_format "--skip/--count with -n: the input range is counted before formatting"
+t_range_format() {
+  needs_fallback
+  need dd
+  seq 100000 > a
+  seq 7 > b
+  cat a b > ab
+  for range in "0 10" "3 1" "588888 20" "588890 200" "2 0"; do
+    set -- $range
+    dd_range ab "$1" "$2" | cat -nE > ref
+    splice-cat -nE --skip "$1" --count "$2" a b > out || fail "-nE --skip $1 --count $2"
+    same ref out
+  done
+}
+
+tcase t_range_seeks "--skip on a file seeks, on a pipe splices to /dev/null: no skipped byte is read"
+t_range_seeks() {
+  need strace
+  truncate -s 5G big
+  printf 'tail' >> big
+  strace_run -o trace -e trace=openat,lseek,read,splice,copy_file_range \
+    splice-cat --skip 5G --count 3 big > out || fail "splice-cat --skip 5G big"
+  printf 'tai' > ref
+  same ref out
+  grep -q 'lseek(3, 5368709120, SEEK_SET)' trace || { cat trace >&2; fail "no lseek to 5G"; }
+  # After the input is open, no call moves more than the 3 bytes counted.
+  sed -n '/"big"/,$p' trace | grep -E '^(read|splice|copy_file_range)\(' |
+    grep -Ev '= [0-3]$' && fail "a call moved more than the 3 bytes counted"
+  # A pipe: spliced to /dev/null, never read.
+  random_file f 300000
+  cat f | strace_run -o trace2 -e trace=read,splice splice-cat --skip 299990 > out2 ||
+    fail "cat f | splice-cat --skip"
+  tail -c 10 f > ref2
+  same ref2 out2
+  grep -q '^read(0,' trace2 && { cat trace2 >&2; fail "the pipe was read"; }
+  grep -q '^splice(0, NULL, [0-9]*, NULL' trace2 || fail "nothing spliced from the pipe"
+}
+
+tcase t_range_leaves_rest "--skip/--count on a pipe take exactly their bytes: the next reader gets the rest"
+t_range_leaves_rest() {
+  printf 'abcdefghijklmnopqrstuvwxyz' > f
+  cat f | { splice-cat --skip 2 --count 3 > o1; cat > o2; }
+  printf 'cde' > r1
+  printf 'fghijklmnopqrstuvwxyz' > r2
+  same r1 o1
+  same r2 o2
+  [ -n "${STRICT:-}" ] && return 0
+  # The formatting path reads no further than --count either.
+  cat f | { splice-cat -n --skip 2 --count 3 > o3; cat > o4; }
+  printf '     1\tcde' > r3
+  same r3 o3
+  same r2 o4
+}
+
+tcase t_range_devices "--skip/--count on a block device (seek), /dev/zero and /proc (read): as dd"
+t_range_devices() {
+  needs_fallback
+  need dd
+  splice-cat --skip 10 --count 5000 /dev/zero > out || fail "/dev/zero"
+  head -c 5000 /dev/zero > ref
+  same ref out
+  splice-cat --skip 3 /proc/version > out || fail "/proc/version"
+  tail -c +4 /proc/version > ref
+  same ref out
+  [ "$(id -u)" -eq 0 ] || skip "a loop device needs root"
+  need losetup
+  random_file img 1048576
+  dev=$(losetup -f --show img 2> /dev/null) || skip "no loop device here"
+  # Every check after the device is gone again, so a failure leaks none.
+  if command -v strace > /dev/null; then
+    run_status st strace_run -o trace -e trace=lseek splice-cat --skip 1000 --count 100000 "$dev" > out
+  else
+    run_status st splice-cat --skip 1000 --count 100000 "$dev" > out
+    echo "lseek(3, 1000, SEEK_SET) (strace is not installed)" > trace
+  fi
+  run_status st2 splice-cat --skip 1048000 "$dev" - "$dev" < img > out2
+  losetup -d "$dev"
+  grep -q 'lseek(3, 1000, SEEK_SET)' trace || { cat trace >&2; fail "no lseek on $dev"; }
+  status 0 "$(cat st)" "splice-cat --skip 1000 --count 100000 $dev"
+  status 0 "$(cat st2)" "splice-cat --skip 1048000 $dev - $dev"
+  dd_range img 1000 100000 > ref
+  same ref out
+  { tail -c 576 img; cat img img; } > ref2
+  same ref2 out2
+}
+
+tcase t_range_operands "--count: later operands are not opened; earlier failures still count"
+t_range_operands() {
+  random_file a 5000
+  run_status st splice-cat --count 5000 a missing > out 2> err
+  status 0 "$(cat st)" "splice-cat --count 5000 a missing"
+  [ ! -s err ] || fail "an operand after --count was opened"
+  same a out
+  run_status st splice-cat --count 10 missing a > out 2> err
+  status 1 "$(cat st)" "splice-cat --count 10 missing a"
+  mentions err "missing: No such file or directory"
+  head -c 10 a > ref
+  same ref out
+  # --skip past a failing operand goes on into the next.
+  run_status st splice-cat --skip 4990 missing a > out 2> err
+  status 1 "$(cat st)" "splice-cat --skip 4990 missing a"
+  tail -c 10 a > ref
+  same ref out
+}
+
+tcase t_range_usage "--skip/--count: bad sizes exit 2 naming the option; past the end copies nothing"
+t_range_usage() {
+  random_file f 100
+  for opt in --skip --count; do
+    for bad in -1 1Q 1e3 '' 18446744073709551616; do
+      run_status st splice-cat "$opt" "$bad" f > out 2> err
+      status 2 "$(cat st)" "$opt '$bad'"
+      mentions err "$opt"
+      [ ! -s out ] || fail "$opt '$bad' copied bytes"
+    done
+  done
+  splice-cat --skip 1K f > out || fail "--skip past the end"
+  [ ! -s out ] || fail "--skip past the end copied bytes"
+  splice-cat --skip 1 --count 1M f > out || fail "--count past the end"
+  tail -c 99 f > ref
+  same ref out
+}
+
 run_area "$@"
