@@ -12,7 +12,7 @@
 
 #include "splice.h"
 
-enum { OPT_CHUNK = OPT_TOOL_FIRST, OPT_SKIP, OPT_COUNT };
+enum { OPT_CHUNK = OPT_TOOL_FIRST, OPT_SKIP, OPT_COUNT, OPT_FSYNC };
 
 /* What the options asked for, and how far the run has got. */
 struct cat_job {
@@ -20,6 +20,7 @@ struct cat_job {
 	unsigned int flags;		/* extra SPLICE_F_* flags (-m) */
 	size_t chunk;			/* --chunk, 0 = the engine's choice */
 	bool formatting;		/* an option of fmt is on: read/write */
+	bool fsync_output;		/* --fsync */
 	struct cat_format fmt;		/* -AbeEnstTv, and the state across operands */
 	struct stat out_st;		/* standard output */
 	/* --skip and --count, over the operands as one stream */
@@ -31,7 +32,8 @@ static void
 help(void)
 {
 	printf("Usage: %s [-AbeEmnstTuv] [--chunk SIZE] [--skip SIZE] [--count SIZE]\n"
-	    "       [--verbose] [--strict] [--progress] [--pipe-size SIZE] [FILE]...\n"
+	    "       [--fsync] [--verbose] [--strict] [--progress] [--pipe-size SIZE]\n"
+	    "       [FILE]...\n"
 	    "Concatenate FILEs to standard output with splice(2), zero-copy where the\n"
 	    "kernel allows.  With no FILE, or when FILE is -, read standard input.\n"
 	    "The options that format (-AbeEnstTv) copy through user space, as cat does.\n"
@@ -53,6 +55,8 @@ help(void)
 	    "      --skip SIZE     discard the first SIZE bytes of the input (all FILEs\n"
 	    "                      as one stream): seek in files, splice pipes to /dev/null\n"
 	    "      --count SIZE    copy at most SIZE bytes of the input, then stop\n"
+	    "      --fsync         fsync(2) the output at the end; fail if that fails\n"
+	    "                      (as dd conv=fsync does, also on a pipe)\n"
 	    "      --verbose       " VERBOSE_HELP
 	    COMMON_HELP_NO_V, progname);
 }
@@ -110,6 +114,7 @@ parse_options(int argc, char *argv[], struct cat_job *job)
 		{ "chunk", required_argument, NULL, OPT_CHUNK },
 		{ "skip", required_argument, NULL, OPT_SKIP },
 		{ "count", required_argument, NULL, OPT_COUNT },
+		{ "fsync", no_argument, NULL, OPT_FSYNC },
 		COMMON_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 }
 	};
@@ -137,6 +142,9 @@ parse_options(int argc, char *argv[], struct cat_job *job)
 			break;
 		case OPT_COUNT:
 			job->count = option_size("--count", optarg);
+			break;
+		case OPT_FSYNC:
+			job->fsync_output = true;
 			break;
 		default:
 			if (!common_option(opt, optarg, help))
@@ -252,6 +260,9 @@ main(int argc, char *argv[])
 		output_ok = cat_file(&job, *files);
 	if (output_ok && cat_format_end(&job.fmt, STDOUT_FILENO) < 0)
 		warn_errno("standard output");
+	/* As dd conv=fsync: an output that cannot be synced (a pipe) fails too. */
+	else if (output_ok && job.fsync_output && fsync(STDOUT_FILENO) < 0)
+		warn_errno("standard output: fsync");
 	report_totals();
 	if (close(STDOUT_FILENO) < 0 && errno != EBADF)
 		warn_errno("standard output");

@@ -656,4 +656,44 @@ t_range_usage() {
   same ref out
 }
 
+# ---- --fsync -----------------------------------------------------------------
+
+tcase t_fsync "--fsync: fsync(1) after the last byte, none without it; a failing fsync is exit 1"
+t_fsync() {
+  need strace
+  random_file a 300000
+  random_file b 5000
+  strace_run -o trace -e trace=fsync,fdatasync,write,splice,copy_file_range \
+    splice-cat --fsync a b > out || fail "splice-cat --fsync a b > out"
+  cat a b > ref
+  same ref out
+  # The last call is the fsync of stdout, after every byte moved.
+  grep -v '^+++' trace | tail -n 1 | grep -q '^fsync(1) *= 0' || { cat trace >&2; fail "no fsync(1) at the end"; }
+  strace_run -o trace2 -e trace=fsync,fdatasync splice-cat a > out2 || fail "splice-cat a > out2"
+  grep -q sync trace2 && fail "fsync without --fsync"
+  run_status st strace_run -o /dev/null -e inject=fsync:error=EIO splice-cat --fsync a > out3 2> err
+  status 1 "$(cat st)" "fsync fails with EIO"
+  mentions err "splice-cat: standard output: fsync: Input/output error"
+  same a out3
+}
+
+tcase t_fsync_unsyncable "--fsync to a pipe or /dev/null: bytes delivered, then exit 1 (EINVAL), as dd conv=fsync"
+t_fsync_unsyncable() {
+  need dd
+  random_file a 300000
+  { splice-cat --fsync a 2> err && echo 0 > st || echo $? > st; } | cat > out
+  { dd if=a conv=fsync status=none 2> /dev/null && echo 0 > refst || echo $? > refst; } | cat > /dev/null
+  status 1 "$(cat st)" "splice-cat --fsync a | cat"
+  status "$(cat refst)" "$(cat st)" "status differs from dd conv=fsync's"
+  mentions err "standard output: fsync: Invalid argument"
+  same a out
+  run_status st splice-cat --fsync a > /dev/null 2> err
+  run_status refst dd if=a of=/dev/null conv=fsync status=none 2> /dev/null
+  status "$(cat refst)" "$(cat st)" "to /dev/null: status differs from dd conv=fsync's"
+  # An output that failed already is not synced: one message, not two.
+  run_status st splice-cat --fsync a > /dev/full 2> err
+  status 1 "$(cat st)" "splice-cat --fsync a > /dev/full"
+  [ "$(wc -l < err)" -eq 1 ] || { cat err >&2; fail "more than one message"; }
+}
+
 run_area "$@"
