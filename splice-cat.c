@@ -215,7 +215,7 @@ cat_file(struct cat_job *job, const char *name)
 	bool is_stdin = strcmp(name, "-") == 0, go_on = true;
 	struct xfer x = {
 		.out = STDOUT_FILENO, .chunk = job->chunk, .flags = job->flags,
-		.opts = job->eo,
+		.opts = job->eo, .sparse = true,
 	};
 
 	if (is_stdin) {

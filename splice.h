@@ -202,6 +202,7 @@ struct xfer {
 	size_t chunk;		/* most bytes per call; 0 = pipe capacity */
 	unsigned int flags;	/* extra SPLICE_F_* flags (MOVE, MORE) */
 	struct engine_opts opts;	/* strict, verbose, pipe size */
+	bool sparse;		/* keep a regular file's holes, see move_fd() */
 	/* results */
 	uint64_t moved;		/* bytes that reached out */
 	enum xfer_side side;	/* where the error came from */
@@ -219,6 +220,10 @@ struct xfer {
  * poll(2).  Returns 0, or -1 with x->err, x->side and x->call set; nothing is
  * printed: the caller reports, see xfer_warn().  Returns 0 at EOF even when
  * fewer than x->len bytes came.
+ * With x->sparse, a regular file copied to a regular file written at or
+ * past its end keeps its holes: SEEK_DATA/SEEK_HOLE find the data, a hole
+ * moves only the output's offset (ftruncate(2) at the end); x->moved counts
+ * the holes, account() does not.
  */
 int move_fd(struct xfer *x);
 /*

@@ -696,4 +696,109 @@ t_fsync_unsyncable() {
   [ "$(wc -l < err)" -eq 1 ] || { cat err >&2; fail "more than one message"; }
 }
 
+# ---- sparse files ------------------------------------------------------------
+
+# The temp dir must keep holes for these cases to mean anything.
+need_holes() {
+  truncate -s 64M probe.holes
+  [ "$(du -k probe.holes | cut -f1)" -lt 1024 ] || skip "this file system does not keep holes"
+  rm probe.holes
+}
+
+# kib FILE: the KiB it takes on disk.
+kib() {
+  du -k "$1" | cut -f1
+}
+
+# at OFFSET TEXT FILE: writes TEXT at OFFSET of FILE, keeping the rest.
+at() {
+  printf '%s' "$2" | dd of="$3" bs=1 seek="$1" conv=notrunc status=none
+}
+
+tcase t_sparse_1g "1 GiB file with one byte written -> file: byte-exact, small on disk, well under 1 s"
+t_sparse_1g() {
+  need_holes
+  truncate -s 1G big
+  at 536870912 x big
+  start=$(date +%s%N)
+  splice-cat big > copy || fail "splice-cat big > copy"
+  end=$(date +%s%N)
+  same big copy
+  [ "$(kib copy)" -lt 1024 ] || fail "the copy takes $(kib copy) KiB on disk"
+  ms=$(((end - start) / 1000000))
+  [ "$ms" -lt 1000 ] || fail "the copy took $ms ms"
+}
+
+tcase t_sparse_shapes "sparse copies: holes first, last, between; several operands; --skip/--count in holes"
+t_sparse_shapes() {
+  need_holes
+  truncate -s 10M lead
+  at 9000000 data lead
+  truncate -s 10M trail
+  at 0 head trail
+  at 4096 data trail
+  random_file dense 100000
+  truncate -s 20M mid
+  at 0 start mid
+  at 20000000 end mid
+  for ops in "lead" "trail" "mid" "lead trail mid" "trail dense trail" "dense mid"; do
+    # shellcheck disable=SC2086
+    splice-cat $ops > out || fail "splice-cat $ops"
+    # shellcheck disable=SC2086
+    cat $ops > ref
+    same ref out
+    [ "$(kib out)" -le "$(($(kib ref) / 4))" ] || [ "$(kib ref)" -lt 1024 ] ||
+      fail "splice-cat $ops: $(kib out) KiB on disk, cat's copy $(kib ref) KiB"
+  done
+  cat lead trail mid > all
+  for range in "0 4096" "4096 9000000" "9000001 1" "8999999 15000000" "1 100000000"; do
+    set -- $range
+    splice-cat --skip "$1" --count "$2" lead trail mid > out || fail "--skip $1 --count $2"
+    dd if=all iflag=skip_bytes,count_bytes skip="$1" count="$2" status=none > ref
+    same ref out
+  done
+  [ "$(kib out)" -lt 1024 ] || fail "a range of holes came out dense: $(kib out) KiB"
+}
+
+tcase t_sparse_not_at_end "holes only where the output reads as zeros: before its end every zero is written"
+t_sparse_not_at_end() {
+  need_holes
+  truncate -s 1M holes
+  at 500000 x holes
+  # Old bytes where the holes land must become zeros.
+  random_file old 2000000
+  cp old out
+  cp old ref
+  splice-cat holes 1<> out || fail "splice-cat holes 1<> out"
+  cat holes 1<> ref
+  same ref out
+  # Past what another writer left on stdout: from its offset, still sparse.
+  { head -c 1000 old; splice-cat holes holes; } > out2
+  { head -c 1000 old; cat holes holes; } > ref2
+  same ref2 out2
+  [ "$(kib out2)" -lt 1024 ] || fail "past the end: $(kib out2) KiB on disk"
+}
+
+tcase t_sparse_fallback "copy_file_range refused or >> output: still byte-exact, sparse where it can be"
+t_sparse_fallback() {
+  need_holes
+  need strace
+  truncate -s 100M big
+  at 50000000 x big
+  strace_run -f -o /dev/null -e inject=copy_file_range:error=EXDEV splice-cat big > out ||
+    fail "splice-cat under EXDEV"
+  same big out
+  [ "$(kib out)" -lt 1024 ] || fail "holes written under EXDEV: $(kib out) KiB"
+  [ -n "${STRICT:-}" ] && return 0
+  echo prefix > app
+  splice-cat big >> app || fail "splice-cat big >> app"
+  { echo prefix; cat big; } > ref
+  same ref app
+  # An empty file opened with >> is at its end, but O_APPEND ignores offsets.
+  : > app2
+  splice-cat big big >> app2 || fail "splice-cat big big >> app2"
+  cat big big > ref2
+  same ref2 app2
+}
+
 run_area "$@"
