@@ -53,7 +53,7 @@ help(void)
 	    "                      as M- and the byte 128 below (tab and newline stay)\n"
 	    "      --chunk SIZE    move at most SIZE bytes per call\n"
 	    "      --skip SIZE     discard the first SIZE bytes of the input (all FILEs\n"
-	    "                      as one stream): seek in files, splice pipes to /dev/null\n"
+	    "                      as one stream), seeking where the input can seek\n"
 	    "      --count SIZE    copy at most SIZE bytes of the input, then stop\n"
 	    "      --fsync         fsync(2) the output at the end; fail if that fails\n"
 	    "                      (as dd conv=fsync does, also on a pipe)\n"

@@ -228,8 +228,8 @@ struct xfer {
 int move_fd(struct xfer *x);
 /*
  * Discards x->len bytes of x->in (fewer at end of input) without moving
- * them anywhere: lseek(2) on a regular file or a block device, splice(2)
- * into /dev/null from a pipe, read(2) from anything else.  x->moved says
+ * them anywhere: lseek(2) on a regular file or a block device, read(2)
+ * from anything else (a pipe, a socket).  x->moved says
  * how many were skipped; nothing is counted by account().  Returns 0, or
  * -1 with x->err, x->side and x->call set.
  */

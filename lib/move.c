@@ -444,38 +444,7 @@ skip_by_seek(struct xfer *x)
 	return DONE;
 }
 
-/* A pipe: splice what is skipped into /dev/null, opened once. */
-static int
-skip_by_splice(struct xfer *x)
-{
-	static int null_fd = -1;
-
-	if (null_fd < 0 && (null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC)) < 0)
-		return REFUSED;
-	while (xfer_left(x) > 0) {
-		ssize_t n = splice(x->in, NULL, null_fd, NULL, xfer_call_bytes(x, 1 << 30), 0);
-
-		if (n > 0) {
-			x->moved += (uint64_t)n;
-			continue;
-		}
-		if (n == 0)
-			break;
-		if (errno == EINTR)
-			continue;
-		if (errno == EAGAIN) {
-			if (wait_fd(x->in, POLLIN) < 0)
-				return xfer_fail(x, SIDE_INPUT, "poll", errno);
-			continue;
-		}
-		if (x->moved == 0 && err_is_refusal(errno))
-			return REFUSED;
-		return xfer_fail(x, SIDE_INPUT, "splice", errno);
-	}
-	return DONE;
-}
-
-/* Anything else (a socket, a terminal, a character device): read and drop. */
+/* Anything else (a pipe, a socket, a terminal, a character device): read and drop. */
 static int
 skip_by_read(struct xfer *x)
 {
@@ -501,8 +470,6 @@ skip_input(struct xfer *x)
 
 	xfer_begin(x);
 	r = skip_by_seek(x);
-	if (r == REFUSED && fd_is_pipe(x->in))
-		r = skip_by_splice(x);
 	if (r == REFUSED)
 		r = skip_by_read(x);
 	return r;

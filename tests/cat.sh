@@ -548,7 +548,7 @@ t_range_format() {
   done
 }
 
-tcase t_range_seeks "--skip on a file seeks, on a pipe splices to /dev/null: no skipped byte is read"
+tcase t_range_seeks "--skip on a file seeks: no skipped byte is read, not even of a 5 GiB file"
 t_range_seeks() {
   need strace
   truncate -s 5G big
@@ -561,14 +561,10 @@ t_range_seeks() {
   # After the input is open, no call moves more than the 3 bytes counted.
   sed -n '/"big"/,$p' trace | grep -E '^(read|splice|copy_file_range)\(' |
     grep -Ev '= [0-3]$' && fail "a call moved more than the 3 bytes counted"
-  # A pipe: spliced to /dev/null, never read.
-  random_file f 300000
-  cat f | strace_run -o trace2 -e trace=read,splice splice-cat --skip 299990 > out2 ||
-    fail "cat f | splice-cat --skip"
-  tail -c 10 f > ref2
+  # Stdin a file: the seek starts where stdin stands.
+  { dd bs=4 count=1 status=none > /dev/null; splice-cat --skip 5368709119; } < big > out2
+  printf 'l' > ref2
   same ref2 out2
-  grep -q '^read(0,' trace2 && { cat trace2 >&2; fail "the pipe was read"; }
-  grep -q '^splice(0, NULL, [0-9]*, NULL' trace2 || fail "nothing spliced from the pipe"
 }
 
 tcase t_range_leaves_rest "--skip/--count on a pipe take exactly their bytes: the next reader gets the rest"
