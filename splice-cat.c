@@ -12,19 +12,152 @@
 
 #include "splice.h"
 
+enum { OPT_CHUNK = OPT_TOOL_FIRST, OPT_SKIP, OPT_COUNT, OPT_FSYNC };
+
+/* What the options asked for, and how far the run has got. */
+struct cat_job {
+	struct engine_opts eo;
+	unsigned int flags;		/* extra SPLICE_F_* flags (-m) */
+	size_t chunk;			/* --chunk, 0 = the engine's choice */
+	bool formatting;		/* an option of fmt is on: read/write */
+	bool fsync_output;		/* --fsync */
+	struct cat_format fmt;		/* -AbeEnstTv, and the state across operands */
+	struct stat out_st;		/* standard output */
+	bool stdin_closed;		/* fd 0 was closed: a "-" operand fails */
+	/* --skip and --count, over the operands as one stream */
+	uint64_t skip;			/* input bytes still to discard */
+	uint64_t count;			/* input bytes still to copy, TO_EOF: all */
+};
+
 static void
 help(void)
 {
-	printf("Usage: %s [-mu] [-s SIZE] [-v] [--strict] [--progress]\n"
-	    "       [--pipe-size SIZE] [FILE]...\n"
+	printf("Usage: %s [-AbeEmnstTuv] [--chunk SIZE] [--skip SIZE] [--count SIZE]\n"
+	    "       [--fsync] [--verbose] [--strict] [--progress] [--pipe-size SIZE]\n"
+	    "       [FILE]...\n"
 	    "Concatenate FILEs to standard output with splice(2), zero-copy where the\n"
 	    "kernel allows.  With no FILE, or when FILE is -, read standard input.\n"
+	    "The options that format (-AbeEnstTv) copy through user space, as cat does.\n"
 	    "\n"
+	    "  -A, --show-all      same as -vET\n"
+	    "  -b, --number-nonblank  number the lines that are not empty; beats -n\n"
+	    "  -e                  same as -vE\n"
+	    "  -E, --show-ends     end each line with $ (and show CR LF as ^M$)\n"
 	    "  -m, --move          pass SPLICE_F_MOVE to splice(2) (a hint, ignored by\n"
 	    "                      today's kernels)\n"
-	    "  -s, --chunk SIZE    move at most SIZE bytes per call\n"
+	    "  -n, --number        number every output line\n"
+	    "  -s, --squeeze-blank  print one empty line for each run of empty lines\n"
+	    "  -t                  same as -vT\n"
+	    "  -T, --show-tabs     show each tab as ^I\n"
 	    "  -u                  ignored; output is never buffered\n"
-	    COMMON_HELP, progname);
+	    "  -v, --show-nonprinting  show control bytes as ^X and ^?, bytes above 127\n"
+	    "                      as M- and the byte 128 below (tab and newline stay)\n"
+	    "      --chunk SIZE    move at most SIZE bytes per call\n"
+	    "      --skip SIZE     discard the first SIZE bytes of the input (all FILEs\n"
+	    "                      as one stream), seeking where the input can seek\n"
+	    "      --count SIZE    copy at most SIZE bytes of the input, then stop\n"
+	    "      --fsync         fsync(2) the output at the end; fail if that fails\n"
+	    "                      (as dd conv=fsync does, also on a pipe)\n"
+	    "      --verbose       " VERBOSE_HELP
+	    COMMON_HELP_NO_V, progname);
+}
+
+/* cat's letters: -v is --show-nonprinting here, so 'v' never reaches common_option(). */
+static bool
+format_option(int opt, struct cat_format *f)
+{
+	switch (opt) {
+	case 'A':
+		f->show_nonprinting = f->show_ends = f->show_tabs = true;
+		return true;
+	case 'b':
+		f->number_nonblank = true;
+		return true;
+	case 'e':
+		f->show_nonprinting = f->show_ends = true;
+		return true;
+	case 'E':
+		f->show_ends = true;
+		return true;
+	case 'n':
+		f->number = true;
+		return true;
+	case 's':
+		f->squeeze = true;
+		return true;
+	case 't':
+		f->show_nonprinting = f->show_tabs = true;
+		return true;
+	case 'T':
+		f->show_tabs = true;
+		return true;
+	case 'v':
+		f->show_nonprinting = true;
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Parses the options into *job; returns the index of the first operand. */
+static int
+parse_options(int argc, char *argv[], struct cat_job *job)
+{
+	static const struct option longopts[] = {
+		{ "show-all", no_argument, NULL, 'A' },
+		{ "number-nonblank", no_argument, NULL, 'b' },
+		{ "show-ends", no_argument, NULL, 'E' },
+		{ "move", no_argument, NULL, 'm' },
+		{ "number", no_argument, NULL, 'n' },
+		{ "squeeze-blank", no_argument, NULL, 's' },
+		{ "show-tabs", no_argument, NULL, 'T' },
+		{ "show-nonprinting", no_argument, NULL, 'v' },
+		{ "chunk", required_argument, NULL, OPT_CHUNK },
+		{ "skip", required_argument, NULL, OPT_SKIP },
+		{ "count", required_argument, NULL, OPT_COUNT },
+		{ "fsync", no_argument, NULL, OPT_FSYNC },
+		COMMON_LONG_OPTIONS,
+		{ NULL, 0, NULL, 0 }
+	};
+	uint64_t bytes;
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, "AbeEmnstTuv" COMMON_SHORT_OPTIONS_NO_V,
+	    longopts, NULL)) != -1) {
+		if (format_option(opt, &job->fmt))
+			continue;
+		switch (opt) {
+		case 'm':
+			job->flags |= SPLICE_F_MOVE;
+			break;
+		case 'u':
+			break;
+		case OPT_CHUNK:
+			bytes = option_size("--chunk", optarg);
+			if (bytes == 0 || bytes > 1UL << 30)
+				usage_error("--chunk: must be 1 to 1G bytes: '%s'", optarg);
+			job->chunk = (size_t)bytes;
+			break;
+		case OPT_SKIP:
+			job->skip = option_size("--skip", optarg);
+			break;
+		case OPT_COUNT:
+			job->count = option_size("--count", optarg);
+			break;
+		case OPT_FSYNC:
+			job->fsync_output = true;
+			break;
+		default:
+			if (!common_option(opt, optarg, help))
+				usage_error("unknown option");
+		}
+	}
+	job->formatting = cat_format_any(&job->fmt);
+	if (job->formatting && common.strict)
+		usage_error("--strict: the formatting options (-AbeEnstTv) copy through"
+		    " user space");
+	job->eo = engine_opts();
+	return optind;
 }
 
 /*
@@ -42,92 +175,106 @@ input_is_output(int in, const struct stat *out_st)
 	return lseek(in, 0, SEEK_CUR) < in_st.st_size;
 }
 
+/*
+ * --skip: discards what is left of it from in.  True when the operand has
+ * bytes left to copy.
+ */
+static bool
+skip_part(struct cat_job *job, int in, const char *name)
+{
+	struct xfer x = { .in = in, .len = job->skip };
+
+	if (job->skip == 0)
+		return true;
+	if (skip_input(&x) < 0)
+		xfer_warn(&x, name, "standard output");
+	job->skip -= x.moved;
+	return job->skip == 0 && x.err == 0;
+}
+
+/* Copies the rest of an operand; false when the output failed. */
+static bool
+copy_part(struct cat_job *job, struct xfer *x, const char *name)
+{
+	int r;
+
+	x->len = job->count;
+	r = job->formatting ? cat_format_fd(&job->fmt, x) : move_fd(x);
+	if (job->count != TO_EOF)
+		job->count -= x->moved;
+	if (r == 0)
+		return true;
+	xfer_warn(x, name, "standard output");
+	/* Output is gone or full: the next file cannot fare better. */
+	return x->side != SIDE_OUTPUT;
+}
+
+/* Copies one operand; false when the output failed and the run must stop. */
+static bool
+cat_file(struct cat_job *job, const char *name)
+{
+	bool is_stdin = strcmp(name, "-") == 0, go_on = true;
+	struct xfer x = {
+		.out = STDOUT_FILENO, .chunk = job->chunk, .flags = job->flags,
+		.opts = job->eo, .sparse = true,
+	};
+
+	if (is_stdin) {
+		x.in = STDIN_FILENO;
+		name = "standard input";
+		if (job->stdin_closed) {
+			errno = EBADF;
+			warn_errno("%s", name);
+			return true;
+		}
+	} else if ((x.in = open(name, O_RDONLY | O_CLOEXEC)) < 0) {
+		warn_errno("%s", name);
+		return true;
+	}
+	if (input_is_output(x.in, &job->out_st))
+		warn_msg("%s: input file is output file", name);
+	else if (skip_part(job, x.in, name))
+		go_on = copy_part(job, &x, name);
+	if (!is_stdin && close(x.in) < 0)
+		warn_errno("%s", name);
+	return go_on;
+}
+
 int
 main(int argc, char *argv[])
 {
-	static const struct option longopts[] = {
-		{ "move", no_argument, NULL, 'm' },
-		{ "chunk", required_argument, NULL, 's' },
-		COMMON_LONG_OPTIONS,
-		{ NULL, 0, NULL, 0 }
-	};
 	static char *const stdin_only[] = { "-", NULL };
-	unsigned int flags = 0;
-	uint64_t chunk = 0;
-	struct engine_opts eo;
-	struct stat out_st;
+	struct cat_job job = { .count = TO_EOF };
 	char *const *files;
 	unsigned int closed;
-	int opt;
+	bool output_ok = true;
 
 	set_progname(argv);
-	while ((opt = getopt_long(argc, argv, "ms:u" COMMON_SHORT_OPTIONS, longopts,
-	    NULL)) != -1) {
-		switch (opt) {
-		case 'm':
-			flags |= SPLICE_F_MOVE;
-			break;
-		case 's':
-			chunk = option_size("--chunk", optarg);
-			if (chunk == 0 || chunk > 1UL << 30)
-				usage_error("--chunk: must be 1 to 1G bytes: '%s'", optarg);
-			break;
-		case 'u':
-			break;
-		default:
-			if (!common_option(opt, optarg, help))
-				usage_error("unknown option");
-		}
-	}
-	files = optind < argc ? argv + optind : stdin_only;
-	eo = engine_opts();
+	files = argv + parse_options(argc, argv, &job);
+	if (*files == NULL)
+		files = stdin_only;
 	account_start(common.progress, common.verbose, COUNT_MOVED);
 	/* Standard input is needed only for a "-" operand, reported there. */
 	closed = std_fds_fill(STD_FD(STDOUT_FILENO));
 	if (exit_status() != 0)
 		return exit_status();
+	job.stdin_closed = closed & STD_FD(STDIN_FILENO);
 
-	if (fstat(STDOUT_FILENO, &out_st) < 0) {
+	if (fstat(STDOUT_FILENO, &job.out_st) < 0) {
 		warn_errno("standard output");
 		return EXIT_ERROR;
 	}
-	if (S_ISFIFO(out_st.st_mode))
-		pipe_grow(STDOUT_FILENO, &eo);
+	if (S_ISFIFO(job.out_st.st_mode))
+		pipe_grow(STDOUT_FILENO, &job.eo);
 
-	for (; *files; files++) {
-		const char *name = *files;
-		bool is_stdin = strcmp(name, "-") == 0;
-		struct xfer x = {
-			.out = STDOUT_FILENO, .len = TO_EOF, .chunk = (size_t)chunk,
-			.flags = flags, .opts = eo,
-		};
-
-		if (is_stdin) {
-			x.in = STDIN_FILENO;
-			name = "standard input";
-			if (closed & STD_FD(STDIN_FILENO)) {
-				errno = EBADF;
-				warn_errno("%s", name);
-				continue;
-			}
-		} else if ((x.in = open(name, O_RDONLY | O_CLOEXEC)) < 0) {
-			warn_errno("%s", name);
-			continue;
-		}
-		if (input_is_output(x.in, &out_st))
-			warn_msg("%s: input file is output file", name);
-		else if (move_fd(&x) < 0) {
-			xfer_warn(&x, name, "standard output");
-			/* Output is gone or full: the next file cannot fare better. */
-			if (x.side == SIDE_OUTPUT) {
-				if (!is_stdin)
-					close(x.in);
-				break;
-			}
-		}
-		if (!is_stdin && close(x.in) < 0)
-			warn_errno("%s", name);
-	}
+	/* Once --count is reached, the operands left are not even opened. */
+	for (; *files && output_ok && job.count > 0; files++)
+		output_ok = cat_file(&job, *files);
+	if (output_ok && cat_format_end(&job.fmt, STDOUT_FILENO) < 0)
+		warn_errno("standard output");
+	/* As dd conv=fsync: an output that cannot be synced (a pipe) fails too. */
+	else if (output_ok && job.fsync_output && fsync(STDOUT_FILENO) < 0)
+		warn_errno("standard output: fsync");
 	report_totals();
 	if (close(STDOUT_FILENO) < 0 && errno != EBADF)
 		warn_errno("standard output");

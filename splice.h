@@ -14,6 +14,7 @@
  *   account.c     bytes per method, -v totals, --progress    -> clock, msg
  *   move.c        move_fd(): splice, copy_file_range, ...    -> fd, account, msg
  *   move_socket.c move_to_socket(): sendfile, splice         -> move, fd, account
+ *   catfmt.c      cat's -n -b -s -E -T -v, through user space -> move, fd, account
  *   tee.c         tee_fd(): tee(2) to many outputs           -> move, fd, account
  *   tee_pipes.c   tee_open(): the tee engine's pipes         -> fd, msg
  *   tcp.c         connect, listen, accept, addresses         -> fd, clock, msg
@@ -110,22 +111,32 @@ enum {
 	OPT_STRICT = 0x100,
 	OPT_PROGRESS,
 	OPT_PIPE_SIZE,
+	OPT_VERBOSE,		/* --verbose, for a tool whose -v means something else */
 	OPT_TOOL_FIRST = 0x120,	/* first code free for a tool's own options */
 };
 
 /* Put this inside a tool's struct option array. */
 #define COMMON_LONG_OPTIONS \
-	{ "verbose", no_argument, NULL, 'v' }, \
+	{ "verbose", no_argument, NULL, OPT_VERBOSE }, \
 	{ "strict", no_argument, NULL, OPT_STRICT }, \
 	{ "progress", no_argument, NULL, OPT_PROGRESS }, \
 	{ "pipe-size", required_argument, NULL, OPT_PIPE_SIZE }, \
 	{ "help", no_argument, NULL, 'h' }, \
 	{ "version", no_argument, NULL, 'V' }
-/* Put this inside a tool's short option string. */
-#define COMMON_SHORT_OPTIONS "vhV"
+/*
+ * Put this inside a tool's short option string.  A tool whose -v is not
+ * --verbose (splice-cat: cat's -v) uses COMMON_SHORT_OPTIONS_NO_V and
+ * COMMON_HELP_NO_V instead, and handles 'v' before common_option().
+ */
+#define COMMON_SHORT_OPTIONS "v" COMMON_SHORT_OPTIONS_NO_V
+#define COMMON_SHORT_OPTIONS_NO_V "hV"
+/* What --verbose does, for the help line of either spelling. */
+#define VERBOSE_HELP "say which method moved how many bytes, and the rate\n"
 /* The lines every --help ends with. */
 #define COMMON_HELP \
-	"  -v, --verbose       say which method moved how many bytes, and the rate\n" \
+	"  -v, --verbose       " VERBOSE_HELP \
+	COMMON_HELP_NO_V
+#define COMMON_HELP_NO_V \
 	"      --strict        fail instead of falling back from zero-copy\n" \
 	"      --progress      print a status line on stderr about once a second\n" \
 	"      --pipe-size SIZE  pipe capacity to ask for (default 1M)\n" \
@@ -197,6 +208,7 @@ struct xfer {
 	size_t chunk;		/* most bytes per call; 0 = pipe capacity */
 	unsigned int flags;	/* extra SPLICE_F_* flags (MOVE, MORE) */
 	struct engine_opts opts;	/* strict, verbose, pipe size */
+	bool sparse;		/* keep a regular file's holes, see move_fd() */
 	/* results */
 	uint64_t moved;		/* bytes that reached out */
 	enum xfer_side side;	/* where the error came from */
@@ -214,10 +226,51 @@ struct xfer {
  * poll(2).  Returns 0, or -1 with x->err, x->side and x->call set; nothing is
  * printed: the caller reports, see xfer_warn().  Returns 0 at EOF even when
  * fewer than x->len bytes came.
+ * With x->sparse, a regular file copied to a regular file written at or
+ * past its end keeps its holes: SEEK_DATA/SEEK_HOLE find the data, a hole
+ * moves only the output's offset (ftruncate(2) at the end); x->moved counts
+ * the holes, account() does not.
  */
 int move_fd(struct xfer *x);
+/*
+ * Discards x->len bytes of x->in (fewer at end of input) without moving
+ * them anywhere: lseek(2) on a regular file or a block device, read(2)
+ * from anything else (a pipe, a socket).  x->moved says
+ * how many were skipped; nothing is counted by account().  Returns 0, or
+ * -1 with x->err, x->side and x->call set.
+ */
+int skip_input(struct xfer *x);
 /* "prog: NAME: strerror" where NAME is in_name or out_name by x->side. */
 void xfer_warn(const struct xfer *x, const char *in_name, const char *out_name);
+
+/* ---- cat's formatting options: lib/catfmt.c ----------------------------- */
+
+/* What to show, and where the output stands: one per run, over all operands. */
+struct cat_format {
+	bool number;		/* -n: number every output line */
+	bool number_nonblank;	/* -b: number the lines that are not empty; beats -n */
+	bool squeeze;		/* -s: one empty line for each run of them */
+	bool show_ends;		/* -E: '$' before each newline, CR LF as "^M$" */
+	bool show_tabs;		/* -T: a tab as ^I */
+	bool show_nonprinting;	/* -v: ^X, ^? and M- for all but tab and newline */
+	/* carried from one operand to the next, as if they were one stream */
+	uint64_t line;		/* the last line number printed */
+	bool mid_line;		/* the last byte was not a newline */
+	bool last_blank;	/* the last line was empty (for -s) */
+	bool cr_held;		/* a CR waits to see whether LF follows (for -E) */
+};
+
+/* True when f asks for any formatting at all. */
+bool cat_format_any(const struct cat_format *f);
+/*
+ * Copies x->len bytes (or to EOF) from x->in to x->out with read(2) and
+ * write(2), formatted as f says; x->chunk bounds each read.  x->moved counts
+ * the input bytes taken, as account(M_READ_WRITE) does.  Returns 0, or -1
+ * with x->err, x->side and x->call set; prints nothing.
+ */
+int cat_format_fd(struct cat_format *f, struct xfer *x);
+/* After the last operand: writes a CR still held.  0, or -1 with errno. */
+int cat_format_end(struct cat_format *f, int out);
 
 /* ---- accounting, -v and --progress: lib/account.c ----------------------- */
 

@@ -93,6 +93,7 @@ common_option(int opt, const char *arg, void (*help)(void))
 {
 	switch (opt) {
 	case 'v':
+	case OPT_VERBOSE:
 		common.verbose++;
 		return true;
 	case OPT_STRICT:

@@ -43,11 +43,11 @@ t_to_append() {
   done
 }
 
-tcase t_to_devnull "file -> /dev/null: exit 0, -v counts every byte"
+tcase t_to_devnull "file -> /dev/null: exit 0, --verbose counts every byte"
 t_to_devnull() {
   make_inputs
   for n in $SIZES; do
-    splice-cat -v "in.$n" > /dev/null 2> err || { cat err >&2; fail "splice-cat in.$n > /dev/null"; }
+    splice-cat --verbose "in.$n" > /dev/null 2> err || { cat err >&2; fail "splice-cat in.$n > /dev/null"; }
     [ "$n" -eq 0 ] || mentions err ": $n bytes"
   done
 }
@@ -67,7 +67,7 @@ tcase t_file_to_file_pipe "file -> file through the internal pipe when copy_file
 t_file_to_file_pipe() {
   need strace
   random_file in 3000000
-  inject -o trace copy_file_range:EXDEV splice-cat -v in > out 2> err ||
+  inject -o trace copy_file_range:EXDEV splice-cat --verbose in > out 2> err ||
     { cat err >&2; fail "splice-cat exit"; }
   same in out
   mentions err "splice via pipe: 3000000 bytes"
@@ -189,7 +189,7 @@ t_inject_enosys() {
   needs_fallback
   need strace
   random_file f 1000000
-  run_status st inject splice:ENOSYS splice-cat -v f 2> err | cat > out
+  run_status st inject splice:ENOSYS splice-cat --verbose f 2> err | cat > out
   status 0 "$(cat st)" "splice-cat under ENOSYS"
   same f out
   mentions err "read/write: 1000000 bytes"
@@ -226,12 +226,12 @@ t_strict_zero_copy() {
   same ref out2
 }
 
-tcase t_options "-u, -m, --chunk, -v, --progress: same bytes"
+tcase t_options "-u, -m, --chunk, --verbose, --progress: same bytes"
 t_options() {
   random_file f 1048583
   splice-cat -u -m f > o1 && same f o1
-  splice-cat --chunk 4097 f | splice-cat -s 1K > o2 && same f o2
-  splice-cat -v f 2> err | cat > o3
+  splice-cat --chunk 4097 f | splice-cat --chunk 1K > o2 && same f o2
+  splice-cat --verbose f 2> err | cat > o3
   same f o3
   mentions err "splice: 1048583 bytes"
   splice-cat --progress f > o4 2> err
@@ -240,26 +240,26 @@ t_options() {
   # On a long transfer, a status line about once a second.
   for _ in 1 2 3 4 5 6; do cat f; sleep 0.5; done | splice-cat --progress > o6 2> err
   [ "$(tr '\r' '\n' < err | grep -c 'bytes .* copied')" -ge 3 ] || fail "too few status lines"
-  splice-cat --pipe-size 4096 -v f 2> err | cat > o5
+  splice-cat --pipe-size 4096 --verbose f 2> err | cat > o5
   same f o5
   mentions err "pipe capacity: 4096 bytes (1 pages)"
   # Below a page: the kernel's smallest pipe, not the default one.
-  splice-cat --pipe-size 100 -v f 2> err | cat > o7
+  splice-cat --pipe-size 100 --verbose f 2> err | cat > o7
   same f o7
   mentions err "pipe capacity: 4096 bytes (1 pages)"
 }
 
 tcase t_usage_errors "bad options and sizes: exit 2, the option named, a hint"
 t_usage_errors() {
-  for bad in "-s -1" "-s 1Q" "-s 18446744073709551616" "-s 1e3" "-s abc" "-s 0" \
-    "--pipe-size 0" "--pipe-size 1G0" "-x" "--bogus" "--chunk"; do
+  for bad in "--chunk -1" "--chunk 1Q" "--chunk 18446744073709551616" "--chunk 1e3" \
+    "--chunk abc" "--chunk 0" "--pipe-size 0" "--pipe-size 1G0" "-x" "--bogus" "--chunk"; do
     # shellcheck disable=SC2086
     run_status st splice-cat $bad < /dev/null > out 2> err
     status 2 "$(cat st)" "splice-cat $bad"
     mentions err "Try 'splice-cat --help'"
     [ ! -s out ] || fail "splice-cat $bad wrote to stdout"
   done
-  run_status st splice-cat -s 1Q < /dev/null 2> err
+  run_status st splice-cat --chunk 1Q < /dev/null 2> err
   mentions err "chunk"
 }
 
@@ -289,6 +289,509 @@ t_reader_exits() {
   run_status refst cat f f f | head -c 1 > /dev/null
   status 141 "$(cat st)" "splice-cat | head -c 1"
   status "$(cat refst)" "$(cat st)" "status differs from cat's"
+}
+
+# ---- GNU cat's formatting options, against the system cat --------------------
+
+# The reference for the formatting options is GNU cat (coreutils 9.1 or
+# later shows CR LF as ^M$ under -E); another cat prints other bytes.
+need_gnu_cat() {
+  needs_fallback
+  cat --version 2> /dev/null | grep -q 'GNU coreutils' || skip "the system cat is not GNU cat"
+  [ "$(printf 'a\r\n' | cat -E)" = 'a^M$' ] || skip "the system cat predates ^M$ under -E"
+}
+
+# every_byte FILE: the 256 byte values in order, then each on a line of its own.
+every_byte() {
+  i=0
+  while [ $i -lt 256 ]; do
+    printf "\\$(printf %03o $i)"
+    i=$((i + 1))
+  done > "$1.raw"
+  [ "$(wc -c < "$1.raw")" -eq 256 ] || fail "could not make every byte value"
+  cp "$1.raw" "$1"
+  od -An -v -tx1 "$1.raw" | tr ' ' '\n' | grep . | while read -r hex; do
+    printf "\\$(printf %03o "0x$hex")\n"
+  done >> "$1"
+  rm "$1.raw"
+}
+
+# like_cat OPTIONS OPERAND...: splice-cat prints what the system cat prints,
+# and exits as it does.  OPTIONS is one word ("-vET").  Both read standard
+# input from the file $LIKE_CAT_IN (default /dev/null).
+like_cat() {
+  _opts=$1
+  shift
+  run_status ref.st cat "$_opts" "$@" < "${LIKE_CAT_IN:-/dev/null}" > ref.out 2> /dev/null
+  run_status out.st splice-cat "$_opts" "$@" < "${LIKE_CAT_IN:-/dev/null}" > out.out 2> out.err
+  cmp ref.out out.out > /dev/null ||
+    { cmp ref.out out.out >&2 || :; fail "splice-cat $_opts $*: output differs from cat's"; }
+  status "$(cat ref.st)" "$(cat out.st)" "splice-cat $_opts $*"
+}
+
+# The option sets every formatting case runs: each option alone, the
+# combined letters, and combinations whose interplay matters.
+FMT_OPTS="-A -b -e -E -n -s -t -T -v -u -vET -bn -nb -sn -sb -snE -sbE -bE -nT -vn -At -tE"
+
+tcase t_fmt_every_byte "-A -e -t -v -E -T ...: every byte value 0-255 printed as the system cat does"
+t_fmt_every_byte() {
+  need_gnu_cat
+  every_byte bytes
+  for o in $FMT_OPTS --show-all --show-nonprinting --show-ends --show-tabs; do
+    like_cat "$o" bytes
+  done
+  # Each byte at the end of an operand, where no newline follows it.
+  mkdir ends
+  od -An -v -tx1 bytes | tr ' ' '\n' | grep . | sort -u | while read -r hex; do
+    printf "x\\$(printf %03o "0x$hex")" > "ends/$hex"
+  done
+  [ "$(ls ends | wc -l)" -eq 256 ] || fail "could not make 256 operands"
+  for o in -A -v -E -T -n -s; do
+    like_cat "$o" ends/*
+  done
+}
+
+tcase t_fmt_operands "-n -b -s -E across operands: numbers go on, CR LF split, no final newline, empty files"
+t_fmt_operands() {
+  need_gnu_cat
+  printf 'one\ntwo' > nonl
+  printf '\nthree\r' > cr
+  printf '\nfour\r\n\r\n\n\n\n' > crlf
+  : > empty
+  printf '\n\n\n' > blanks
+  printf '\tfive\n\n\nsix\r\r\n' > mixed
+  for o in $FMT_OPTS; do
+    like_cat "$o" nonl cr crlf
+    like_cat "$o" empty
+    like_cat "$o" empty empty
+    like_cat "$o" nonl empty nonl
+    like_cat "$o" cr empty crlf cr
+    like_cat "$o" blanks blanks empty blanks mixed blanks
+    LIKE_CAT_IN=crlf
+    like_cat "$o" mixed - nonl - cr
+    LIKE_CAT_IN=
+  done
+  # The same through a pipe, read in pieces as they come.
+  { cat nonl; sleep 0.2; cat cr; sleep 0.2; cat crlf mixed; } | splice-cat -nE > out
+  cat nonl cr crlf mixed | cat -nE > ref
+  same ref out
+}
+
+tcase t_fmt_squeeze "-s: runs of empty lines that span operands squeeze to one, as cat's"
+t_fmt_squeeze() {
+  need_gnu_cat
+  i=0
+  while [ $i -lt 5000 ]; do echo; i=$((i + 1)); done > many
+  printf 'a\n\n\n' > a
+  printf '\n\nb\n' > b
+  printf 'c' > c
+  for o in -s -sn -sb -sE -snE -sA; do
+    like_cat "$o" many
+    like_cat "$o" a many b many
+    like_cat "$o" many a b c many many c
+    LIKE_CAT_IN=many
+    like_cat "$o" a - b
+    LIKE_CAT_IN=
+  done
+  [ "$(splice-cat -s many many many | wc -c)" -eq 1 ] || fail "15000 empty lines did not squeeze to one"
+}
+
+tcase t_fmt_random "formatting options on random bytes, 1 B to 300 KiB, in every combination used"
+t_fmt_random() {
+  need_gnu_cat
+  for n in 1 4095 65537 300000; do
+    # Mostly newlines, CRs and tabs, so that every rule is met often.
+    head -c "$n" /dev/urandom | tr '\000-\077' '\n\n\n\n\r\r\t\t\n' > "r.$n"
+    random_file "b.$n" "$n"
+  done
+  for o in $FMT_OPTS; do
+    like_cat "$o" r.1 r.4095 b.1 r.65537 b.4095 r.300000
+    like_cat "$o" b.300000 r.300000 b.65537
+  done
+}
+
+tcase t_fmt_numbers_widen "-n past 999999 lines: the number widens as cat's does"
+t_fmt_numbers_widen() {
+  need_gnu_cat
+  i=0
+  while [ $i -lt 1000 ]; do echo; i=$((i + 1)); done > k
+  # 1001000 lines: the last ones need 7 digits.
+  i=0
+  while [ $i -lt 1001 ]; do cat k; i=$((i + 1)); done > m
+  like_cat -n m
+  like_cat -b k m
+}
+
+tcase t_fmt_cat_letters "-v and -s are cat's, not --verbose and --chunk; --verbose reports the read/write bytes"
+t_fmt_cat_letters() {
+  need_gnu_cat
+  printf 'a\001\n\n\n\nb\n' > f
+  # The issue's example: cat -v -s file.
+  run_status st splice-cat -v -s f > out 2> err
+  status 0 "$(cat st)" "splice-cat -v -s f"
+  [ ! -s err ] || { cat err >&2; fail "-v printed something on stderr"; }
+  cat -v -s f > ref
+  same ref out
+  splice-cat --show-nonprinting --squeeze-blank f > out2
+  same ref out2
+  splice-cat --verbose -n f > out3 2> err3
+  cat -n f > ref3
+  same ref3 out3
+  mentions err3 "read/write: 8 bytes"
+  # Without a formatting option, the zero-copy path, byte for byte.
+  splice-cat --verbose f 2> err4 | cat > out4
+  same f out4
+  mentions err4 "splice: 8 bytes"
+}
+
+tcase t_fmt_strict "--strict with a formatting option: usage error, exit 2, nothing written"
+t_fmt_strict() {
+  printf 'a\n' > f
+  for o in -A -b -e -E -n -s -t -T -v --number --show-all; do
+    run_status st splice-cat --strict "$o" f > out 2> err
+    status 2 "$(cat st)" "splice-cat --strict $o f"
+    mentions err "strict"
+    mentions err "Try 'splice-cat --help'"
+    [ ! -s out ] || fail "--strict $o wrote to stdout"
+  done
+  # -u formats nothing: --strict takes it.
+  splice-cat --strict -u f | cat > out
+  same f out
+}
+
+tcase t_fmt_errors "formatting: an unreadable operand is reported and the rest formatted; /dev/full is an error"
+t_fmt_errors() {
+  need_gnu_cat
+  mkdir d
+  printf 'a\nb\n' > f
+  like_cat -n f d missing f
+  mentions out.err "splice-cat: d: Is a directory"
+  mentions out.err "splice-cat: missing: No such file or directory"
+  run_status st splice-cat -n f > /dev/full 2> err
+  status 1 "$(cat st)" "splice-cat -n f > /dev/full"
+  mentions err "standard output: No space left on device"
+  # A CR held for a LF that never comes is written at the end, and checked.
+  printf '\r' > cr
+  run_status st splice-cat -E cr > /dev/full 2> err
+  status 1 "$(cat st)" "splice-cat -E cr > /dev/full"
+  mentions err "standard output: No space left on device"
+}
+
+tcase t_fmt_interactive "-n on a slow pipe: each line is out before the next one comes"
+t_fmt_interactive() {
+  needs_fallback
+  { echo one; sleep 2; echo two; } | splice-cat -n > out &
+  sleep 1
+  printf '     1\tone\n' > ref
+  same ref out
+  wait
+  printf '     1\tone\n     2\ttwo\n' > ref
+  same ref out
+}
+
+tcase t_help_columns "--help: every line fits 80 columns; -v is --show-nonprinting, --verbose is long only"
+t_help_columns() {
+  splice-cat --help > help
+  awk 'length > 80 { print; bad = 1 } END { exit bad }' help || fail "a --help line is over 80 columns"
+  grep -q -- '^  -v, --show-nonprinting' help || fail "-v is not --show-nonprinting in --help"
+  grep -q -- '^      --verbose' help || fail "--verbose is not a long-only option in --help"
+  grep -q -- '^  -s, --squeeze-blank' help || fail "-s is not --squeeze-blank in --help"
+}
+
+# ---- --skip and --count ------------------------------------------------------
+
+# dd_range FILE SKIP COUNT: the bytes dd copies, the reference for a range.
+dd_range() {
+  dd if="$1" iflag=skip_bytes,count_bytes skip="$2" count="$3" status=none
+}
+
+tcase t_range_dd "--skip/--count over all operands as one stream: the bytes dd skip= count= gives"
+t_range_dd() {
+  need dd
+  random_file a 100000
+  random_file b 7777
+  cat a b > ab
+  for skip in 0 1 4096 99999 100000 100001 107776 107777 200000; do
+    for count in 0 1 10 7777 50000 200000; do
+      dd_range ab "$skip" "$count" > ref
+      splice-cat --skip "$skip" --count "$count" a b > out || fail "file -> file, $skip $count"
+      same ref out
+      { cat a | splice-cat --skip "$skip" --count "$count" - b || echo $? > st; } | cat > out2
+      [ ! -f st ] || fail "pipe -> pipe, $skip $count: exit $(cat st)"
+      same ref out2
+    done
+  done
+  # Without --count, to the end; without --skip, from the start.
+  dd_range ab 12345 1000000 > ref
+  splice-cat --skip 12345 a b | cat > out3
+  same ref out3
+  dd_range ab 0 54321 > ref
+  splice-cat --count 54321 a b > out4
+  same ref out4
+}
+
+tcase t_range_format "--skip/--count with -n: the input range is counted before formatting"
+t_range_format() {
+  needs_fallback
+  need dd
+  seq 100000 > a
+  seq 7 > b
+  cat a b > ab
+  for range in "0 10" "3 1" "588888 20" "588890 200" "2 0"; do
+    set -- $range
+    dd_range ab "$1" "$2" | cat -nE > ref
+    splice-cat -nE --skip "$1" --count "$2" a b > out || fail "-nE --skip $1 --count $2"
+    same ref out
+  done
+}
+
+tcase t_range_seeks "--skip on a file seeks: no skipped byte is read, not even of a 5 GiB file"
+t_range_seeks() {
+  need strace
+  truncate -s 5G big
+  printf 'tail' >> big
+  traced -o trace -e trace=openat,lseek,read,splice,copy_file_range \
+    splice-cat --skip 5G --count 3 big > out || fail "splice-cat --skip 5G big"
+  printf 'tai' > ref
+  same ref out
+  grep -q 'lseek(3, 5368709120, SEEK_SET)' trace || { cat trace >&2; fail "no lseek to 5G"; }
+  # After the input is open, no call moves more than the 3 bytes counted.
+  sed -n '/"big"/,$p' trace | grep -E '^(read|splice|copy_file_range)\(' |
+    grep -Ev '= [0-3]$' && fail "a call moved more than the 3 bytes counted"
+  # Stdin a file: the seek starts where stdin stands.
+  { dd bs=4 count=1 status=none > /dev/null; splice-cat --skip 5368709119; } < big > out2
+  printf 'l' > ref2
+  same ref2 out2
+}
+
+tcase t_range_leaves_rest "--skip/--count on a pipe take exactly their bytes: the next reader gets the rest"
+t_range_leaves_rest() {
+  printf 'abcdefghijklmnopqrstuvwxyz' > f
+  cat f | { splice-cat --skip 2 --count 3 > o1; cat > o2; }
+  printf 'cde' > r1
+  printf 'fghijklmnopqrstuvwxyz' > r2
+  same r1 o1
+  same r2 o2
+  [ -n "${STRICT:-}" ] && return 0
+  # The formatting path reads no further than --count either.
+  cat f | { splice-cat -n --skip 2 --count 3 > o3; cat > o4; }
+  printf '     1\tcde' > r3
+  same r3 o3
+  same r2 o4
+}
+
+tcase t_range_devices "--skip/--count on a block device (seek), /dev/zero and /proc (read): as dd"
+t_range_devices() {
+  needs_fallback
+  need dd
+  splice-cat --skip 10 --count 5000 /dev/zero > out || fail "/dev/zero"
+  head -c 5000 /dev/zero > ref
+  same ref out
+  splice-cat --skip 3 /proc/version > out || fail "/proc/version"
+  tail -c +4 /proc/version > ref
+  same ref out
+  [ "$(id -u)" -eq 0 ] || skip "a loop device needs root"
+  need losetup
+  random_file img 1048576
+  dev=$(losetup -f --show img 2> /dev/null) || skip "no loop device here"
+  # Every check after the device is gone again, so a failure leaks none.
+  if command -v strace > /dev/null; then
+    run_status st traced -o trace -e trace=lseek splice-cat --skip 1000 --count 100000 "$dev" > out
+  else
+    run_status st splice-cat --skip 1000 --count 100000 "$dev" > out
+    echo "lseek(3, 1000, SEEK_SET) (strace is not installed)" > trace
+  fi
+  run_status st2 splice-cat --skip 1048000 "$dev" - "$dev" < img > out2
+  losetup -d "$dev"
+  grep -q 'lseek(3, 1000, SEEK_SET)' trace || { cat trace >&2; fail "no lseek on $dev"; }
+  status 0 "$(cat st)" "splice-cat --skip 1000 --count 100000 $dev"
+  status 0 "$(cat st2)" "splice-cat --skip 1048000 $dev - $dev"
+  dd_range img 1000 100000 > ref
+  same ref out
+  { tail -c 576 img; cat img img; } > ref2
+  same ref2 out2
+}
+
+tcase t_range_operands "--count: later operands are not opened; earlier failures still count"
+t_range_operands() {
+  random_file a 5000
+  run_status st splice-cat --count 5000 a missing > out 2> err
+  status 0 "$(cat st)" "splice-cat --count 5000 a missing"
+  [ ! -s err ] || fail "an operand after --count was opened"
+  same a out
+  run_status st splice-cat --count 10 missing a > out 2> err
+  status 1 "$(cat st)" "splice-cat --count 10 missing a"
+  mentions err "missing: No such file or directory"
+  head -c 10 a > ref
+  same ref out
+  # --skip past a failing operand goes on into the next.
+  run_status st splice-cat --skip 4990 missing a > out 2> err
+  status 1 "$(cat st)" "splice-cat --skip 4990 missing a"
+  tail -c 10 a > ref
+  same ref out
+}
+
+tcase t_range_usage "--skip/--count: bad sizes exit 2 naming the option; past the end copies nothing"
+t_range_usage() {
+  random_file f 100
+  for opt in --skip --count; do
+    for bad in -1 1Q 1e3 '' 18446744073709551616; do
+      run_status st splice-cat "$opt" "$bad" f > out 2> err
+      status 2 "$(cat st)" "$opt '$bad'"
+      mentions err "$opt"
+      [ ! -s out ] || fail "$opt '$bad' copied bytes"
+    done
+  done
+  splice-cat --skip 1K f > out || fail "--skip past the end"
+  [ ! -s out ] || fail "--skip past the end copied bytes"
+  splice-cat --skip 1 --count 1M f > out || fail "--count past the end"
+  tail -c 99 f > ref
+  same ref out
+}
+
+# ---- --fsync -----------------------------------------------------------------
+
+tcase t_fsync "--fsync: fsync(1) after the last byte, none without it; a failing fsync is exit 1"
+t_fsync() {
+  need strace
+  random_file a 300000
+  random_file b 5000
+  traced -o trace -e trace=fsync,fdatasync,write,splice,copy_file_range \
+    splice-cat --fsync a b > out || fail "splice-cat --fsync a b > out"
+  cat a b > ref
+  same ref out
+  # The last call is the fsync of stdout, after every byte moved.
+  grep -v '^+++' trace | tail -n 1 | grep -q '^fsync(1) *= 0' || { cat trace >&2; fail "no fsync(1) at the end"; }
+  traced -o trace2 -e trace=fsync,fdatasync splice-cat a > out2 || fail "splice-cat a > out2"
+  grep -q sync trace2 && fail "fsync without --fsync"
+  run_status st inject fsync:EIO splice-cat --fsync a > out3 2> err
+  status 1 "$(cat st)" "fsync fails with EIO"
+  mentions err "splice-cat: standard output: fsync: Input/output error"
+  same a out3
+}
+
+tcase t_fsync_unsyncable "--fsync to a pipe or /dev/null: bytes delivered, then exit 1 (EINVAL), as dd conv=fsync"
+t_fsync_unsyncable() {
+  need dd
+  random_file a 300000
+  run_status st splice-cat --fsync a 2> err | cat > out
+  run_status refst dd if=a conv=fsync status=none 2> /dev/null | cat > /dev/null
+  status 1 "$(cat st)" "splice-cat --fsync a | cat"
+  status "$(cat refst)" "$(cat st)" "status differs from dd conv=fsync's"
+  mentions err "standard output: fsync: Invalid argument"
+  same a out
+  run_status st splice-cat --fsync a > /dev/null 2> err
+  run_status refst dd if=a of=/dev/null conv=fsync status=none 2> /dev/null
+  status "$(cat refst)" "$(cat st)" "to /dev/null: status differs from dd conv=fsync's"
+  # An output that failed already is not synced: one message, not two.
+  run_status st splice-cat --fsync a > /dev/full 2> err
+  status 1 "$(cat st)" "splice-cat --fsync a > /dev/full"
+  [ "$(wc -l < err)" -eq 1 ] || { cat err >&2; fail "more than one message"; }
+}
+
+# ---- sparse files ------------------------------------------------------------
+
+# The temp dir must keep holes for these cases to mean anything.
+need_holes() {
+  truncate -s 64M probe.holes
+  [ "$(du -k probe.holes | cut -f1)" -lt 1024 ] || skip "this file system does not keep holes"
+  rm probe.holes
+}
+
+# kib FILE: the KiB it takes on disk.
+kib() {
+  du -k "$1" | cut -f1
+}
+
+# at OFFSET TEXT FILE: writes TEXT at OFFSET of FILE, keeping the rest.
+at() {
+  printf '%s' "$2" | dd of="$3" bs=1 seek="$1" conv=notrunc status=none
+}
+
+tcase t_sparse_1g "1 GiB file with one byte written -> file: byte-exact, small on disk, well under 1 s"
+t_sparse_1g() {
+  need_holes
+  truncate -s 1G big
+  at 536870912 x big
+  start=$(date +%s%N)
+  splice-cat big > copy || fail "splice-cat big > copy"
+  end=$(date +%s%N)
+  same big copy
+  [ "$(kib copy)" -lt 1024 ] || fail "the copy takes $(kib copy) KiB on disk"
+  ms=$(((end - start) / 1000000))
+  [ "$ms" -lt 1000 ] || fail "the copy took $ms ms"
+}
+
+tcase t_sparse_shapes "sparse copies: holes first, last, between; several operands; --skip/--count in holes"
+t_sparse_shapes() {
+  need_holes
+  truncate -s 10M lead
+  at 9000000 data lead
+  truncate -s 10M trail
+  at 0 head trail
+  at 4096 data trail
+  random_file dense 100000
+  truncate -s 20M mid
+  at 0 start mid
+  at 20000000 end mid
+  for ops in "lead" "trail" "mid" "lead trail mid" "trail dense trail" "dense mid"; do
+    # shellcheck disable=SC2086
+    splice-cat $ops > out || fail "splice-cat $ops"
+    # shellcheck disable=SC2086
+    cat $ops > ref
+    same ref out
+    [ "$(kib out)" -le "$(($(kib ref) / 4))" ] || [ "$(kib ref)" -lt 1024 ] ||
+      fail "splice-cat $ops: $(kib out) KiB on disk, cat's copy $(kib ref) KiB"
+  done
+  cat lead trail mid > all
+  for range in "0 4096" "4096 9000000" "9000001 1" "8999999 15000000" "1 100000000"; do
+    set -- $range
+    splice-cat --skip "$1" --count "$2" lead trail mid > out || fail "--skip $1 --count $2"
+    dd if=all iflag=skip_bytes,count_bytes skip="$1" count="$2" status=none > ref
+    same ref out
+  done
+  [ "$(kib out)" -lt 1024 ] || fail "a range of holes came out dense: $(kib out) KiB"
+}
+
+tcase t_sparse_not_at_end "holes only where the output reads as zeros: before its end every zero is written"
+t_sparse_not_at_end() {
+  need_holes
+  truncate -s 1M holes
+  at 500000 x holes
+  # Old bytes where the holes land must become zeros.
+  random_file old 2000000
+  cp old out
+  cp old ref
+  splice-cat holes 1<> out || fail "splice-cat holes 1<> out"
+  cat holes 1<> ref
+  same ref out
+  # Past what another writer left on stdout: from its offset, still sparse.
+  { head -c 1000 old; splice-cat holes holes; } > out2
+  { head -c 1000 old; cat holes holes; } > ref2
+  same ref2 out2
+  [ "$(kib out2)" -lt 1024 ] || fail "past the end: $(kib out2) KiB on disk"
+}
+
+tcase t_sparse_fallback "copy_file_range refused or >> output: still byte-exact, sparse where it can be"
+t_sparse_fallback() {
+  need_holes
+  need strace
+  truncate -s 100M big
+  at 50000000 x big
+  inject copy_file_range:EXDEV splice-cat big > out ||
+    fail "splice-cat under EXDEV"
+  same big out
+  [ "$(kib out)" -lt 1024 ] || fail "holes written under EXDEV: $(kib out) KiB"
+  [ -n "${STRICT:-}" ] && return 0
+  echo prefix > app
+  splice-cat big >> app || fail "splice-cat big >> app"
+  { echo prefix; cat big; } > ref
+  same ref app
+  # An empty file opened with >> is at its end, but O_APPEND ignores offsets.
+  : > app2
+  splice-cat big big >> app2 || fail "splice-cat big big >> app2"
+  cat big big > ref2
+  same ref2 app2
 }
 
 run_area "$@"

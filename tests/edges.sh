@@ -684,7 +684,7 @@ e_resize_tee_unprivileged() {
   need setpriv
   id nobody > /dev/null 2>&1 || skip "no user 'nobody' to become"
   max=$(cat /proc/sys/fs/pipe-max-size)
-  got=$(: | splice-cat -v --pipe-size "$((max * 4))" 2>&1 | cat |
+  got=$(: | splice-cat --verbose --pipe-size "$((max * 4))" 2>&1 | cat |
     sed -n 's/.*pipe capacity: \([0-9]*\) bytes.*/\1/p')
   [ "${got:-0}" -gt "$max" ] ||
     skip "root cannot grow a pipe past pipe-max-size here (no CAP_SYS_RESOURCE)"

@@ -148,7 +148,7 @@ t_pty_eof() {
 tcase t_big_count "over 4 GiB: -v counts every byte in 64 bits"
 t_big_count() {
   truncate -s 4294967297 big
-  splice-cat -v big 2> err | splice-cat -v > /dev/null 2> err2
+  splice-cat --verbose big 2> err | splice-cat --verbose > /dev/null 2> err2
   mentions err ": 4294967297 bytes"
   mentions err2 ": 4294967297 bytes"
 }
@@ -156,7 +156,7 @@ t_big_count() {
 tcase t_bad_sizes "sizes 0, 1, -1, 1e3, 2^64, 1Q: valid ones work, bad ones exit 2 naming the option"
 t_bad_sizes() {
   random_file f 5000
-  splice-cat -s 1 f > out || fail "--chunk 1"
+  splice-cat --chunk 1 f > out || fail "--chunk 1"
   same f out
   for bad in 0 -1 1e3 18446744073709551616 1Q '' ' 1' 1KiBB 0x10; do
     run_status st splice-cat --chunk "$bad" f > out 2> err

@@ -52,7 +52,7 @@ k_splice01() {
   expect "ok 1024" file-pipe-file in out
   same in out
   # The same path through the tools: file -> stdout pipe, stdin pipe -> file.
-  run_status st splice-cat -v in 2> err1 | splice-cat -v > out2 2> err2
+  run_status st splice-cat --verbose in 2> err1 | splice-cat --verbose > out2 2> err2
   status 0 "$(cat st)" "splice-cat in | splice-cat > out2"
   same in out2
   mentions err1 "splice-cat: splice: 1024 bytes"
@@ -65,7 +65,7 @@ k_splice02() {
   cat in | probe stdin-file out > answer
   [ "$(cat answer)" = "ok 200000" ] || fail "stdin -> file: the kernel said '$(cat answer)'"
   same in out
-  cat in | splice-cat -v > out2 2> err || { cat err >&2; fail "cat in | splice-cat > out2"; }
+  cat in | splice-cat --verbose > out2 2> err || { cat err >&2; fail "cat in | splice-cat > out2"; }
   same in out2
   mentions err "splice-cat: splice: 200000 bytes"
 }
@@ -114,7 +114,7 @@ k_splice04() {
   pipe_ramp
   expect "ok $n" pipe-pipe in out
   same in out
-  { cat in | run_status st splice-cat -v 2> err; } | cat > out2
+  { cat in | run_status st splice-cat --verbose 2> err; } | cat > out2
   status 0 "$(cat st)" "cat | splice-cat | cat"
   same in out2
   mentions err "splice-cat: splice: $n bytes"
@@ -132,7 +132,7 @@ k_splice06_read() {
   kernel_at_least 5 11 || skip "splice from /proc/sys needs Linux 5.11, this is $(uname -r)"
   for f in /proc/sys/fs/pipe-max-size /proc/sys/kernel/domainname /proc/sys/kernel/ostype; do
     cat "$f" > ref
-    run_status st splice-cat -v "$f" 2> err | cat > out
+    run_status st splice-cat --verbose "$f" 2> err | cat > out
     status 0 "$(cat st)" "splice-cat $f | cat"
     same ref out
     mentions err "splice-cat: splice: $(wc -c < ref) bytes"
@@ -145,14 +145,14 @@ k_splice06_write() {
   [ -w /proc/sys/fs/pipe-max-size ] || skip "/proc/sys/fs/pipe-max-size is not writable here"
   # The same number back: the limit other processes see never changes.
   max=$(cat /proc/sys/fs/pipe-max-size)
-  printf '%s\n' "$max" | splice-cat -v > /proc/sys/fs/pipe-max-size 2> err ||
+  printf '%s\n' "$max" | splice-cat --verbose > /proc/sys/fs/pipe-max-size 2> err ||
     { cat err >&2; fail "splice into pipe-max-size"; }
   mentions err "splice-cat: splice: $(printf '%s\n' "$max" | wc -c) bytes"
   [ "$(cat /proc/sys/fs/pipe-max-size)" = "$max" ] || fail "pipe-max-size changed"
   # A string, in a UTS namespace of its own so the host's name stays.
   need unshare
   unshare -u true 2> /dev/null || skip "no new UTS namespace here (unshare -u refused)"
-  unshare -u sh -c 'printf splice-probe-domain | splice-cat -v > /proc/sys/kernel/domainname &&
+  unshare -u sh -c 'printf splice-probe-domain | splice-cat --verbose > /proc/sys/kernel/domainname &&
     cat /proc/sys/kernel/domainname' > out 2> err2 ||
     { cat err2 >&2; fail "splice into domainname"; }
   echo splice-probe-domain > ref
@@ -202,7 +202,7 @@ k_splice09() {
   fi
   [ "$got" = "ok 1024" ] || fail "splice to /dev/zero: the kernel said '$got'"
   for dev in /dev/null /dev/zero; do
-    cat in | splice-cat -v > "$dev" 2> err || { cat err >&2; fail "cat | splice-cat > $dev"; }
+    cat in | splice-cat --verbose > "$dev" 2> err || { cat err >&2; fail "cat | splice-cat > $dev"; }
     mentions err "splice-cat: splice: 1024 bytes"
   done
 }
