@@ -13,6 +13,7 @@
  *   fd.c          descriptors and pipes, retrying I/O        -> msg
  *   account.c     bytes per method, -v totals, --progress    -> clock, msg
  *   move.c        move_fd(): splice, copy_file_range, ...    -> fd, account, msg
+ *   ranges.c      sparse copies, --skip by offset            -> move, fd
  *   move_socket.c move_to_socket(): sendfile, splice         -> move, fd, account
  *   catfmt.c      cat's -n -b -s -E -T -v, through user space -> move, fd, account
  *   tee.c         tee_fd(): tee(2) to many outputs           -> move, fd, account
@@ -188,7 +189,7 @@ void *copy_buffer(size_t *bytes);
  */
 ssize_t copy_once(int in, int out, size_t max, enum xfer_side *side);
 
-/* ---- moving bytes: lib/move.c (move_to_socket: lib/move_socket.c) ------- */
+/* ---- moving bytes: lib/move.c, lib/ranges.c, lib/move_socket.c --------- */
 
 enum xfer_method {
 	M_SPLICE,		/* splice(2), one side a pipe */
@@ -571,5 +572,18 @@ int tee_job_fail(struct tee_job *t, enum xfer_side side, const char *call, int e
 bool tee_q_holds_source(struct tee_job *t, struct tee_pipes *p);
 /* Closes the tee engine's pipes. */
 void tee_close(struct tee_pipes *p);
+
+/* Clears what a transfer reports (moved, err, side, call), before it starts. */
+void xfer_begin(struct xfer *x);
+/*
+ * x->sparse, and a regular file with bytes to a regular, not O_APPEND
+ * output written at or past its end: its holes can stay holes.
+ */
+bool xfer_holes_can_stay(const struct xfer *x);
+/*
+ * Copies a sparse regular file: data extents by move_fd(), holes by moving
+ * the output's offset, ftruncate(2) over a hole at the end.  DONE or FAILED.
+ */
+int move_sparse(struct xfer *x);
 
 #endif
