@@ -26,13 +26,16 @@ set_progname(char *argv[])
 		progname = argv[0];
 }
 
-/* One write(2) per message: tools sharing a stderr do not interleave lines. */
+/*
+ * One write(2) per message: tools sharing a stderr do not interleave lines.
+ * errno is kept; an error (EXIT_ERROR) is recorded for exit_status().
+ */
 static void
-vmessage(int errnum, const char *fmt, va_list ap)
+vmessage(int errnum, int implies, const char *fmt, va_list ap)
 {
+	int saved_errno = errno, more;
 	char line[1024];
 	size_t n = (size_t)snprintf(line, sizeof(line), "%s: ", progname);
-	int more;
 
 	if (n < sizeof(line)) {
 		more = vsnprintf(line + n, sizeof(line) - n, fmt, ap);
@@ -49,19 +52,19 @@ vmessage(int errnum, const char *fmt, va_list ap)
 	if (write(STDERR_FILENO, line, n) < 0) {
 		/* stderr is gone: nowhere left to say so. */
 	}
+	if (implies > status)
+		status = implies;
+	errno = saved_errno;
 }
 
 void
 warn_errno(const char *fmt, ...)
 {
-	int errnum = errno;
 	va_list ap;
 
 	va_start(ap, fmt);
-	vmessage(errnum, fmt, ap);
+	vmessage(errno, EXIT_ERROR, fmt, ap);
 	va_end(ap);
-	status = EXIT_ERROR;
-	errno = errnum;
 }
 
 void
@@ -70,21 +73,18 @@ warn_msg(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vmessage(0, fmt, ap);
+	vmessage(0, EXIT_ERROR, fmt, ap);
 	va_end(ap);
-	status = EXIT_ERROR;
 }
 
 void
 note(const char *fmt, ...)
 {
-	int errnum = errno;
 	va_list ap;
 
 	va_start(ap, fmt);
-	vmessage(0, fmt, ap);
+	vmessage(0, 0, fmt, ap);
 	va_end(ap);
-	errno = errnum;
 }
 
 int
@@ -99,7 +99,7 @@ usage_error(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vmessage(0, fmt, ap);
+	vmessage(0, EXIT_USAGE, fmt, ap);
 	va_end(ap);
 	fprintf(stderr, "Try '%s --help'.\n", progname);
 	exit(EXIT_USAGE);
