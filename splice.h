@@ -10,7 +10,7 @@
  *   msg.c         messages and the exit status they imply   (libc only)
  *   clock.c       monotonic seconds, sleeping                (libc only)
  *   options.c     common options, sizes, seconds             -> msg
- *   fd.c          descriptors and pipes, retrying I/O        -> msg
+ *   fd.c          descriptors and pipes, retrying I/O        -> clock, msg
  *   account.c     bytes per method, -v totals, --progress    -> clock, msg
  *   move.c        move_fd(): splice, copy_file_range, ...    -> fd, account, msg
  *   move_socket.c move_to_socket(): sendfile, splice         -> move, fd, account
@@ -153,6 +153,13 @@ int pipe_open(int fds[2], const struct engine_opts *o);
 
 /* Waits with poll(2) until fd is ready for events; retries EINTR. */
 int wait_fd(int fd, short events);
+/* wait_fd() for at most timeout_secs (< 0: for ever); -1 with ETIMEDOUT then. */
+int wait_fd_timeout(int fd, short events, double timeout_secs);
+/*
+ * The timeout to give poll(2) to wait until deadline, a now_seconds() time
+ * (< 0: for ever), in pieces that fit its int; poll again while not there.
+ */
+int poll_timeout_ms(double deadline);
 
 /* Writes all of buf, waiting out EAGAIN; -1 with errno on error. */
 int write_all(int fd, const void *buf, size_t len);
@@ -190,6 +197,7 @@ struct xfer {
 	uint64_t len;		/* bytes to move, or TO_EOF */
 	size_t chunk;		/* most bytes per call; 0 = pipe capacity */
 	unsigned int flags;	/* extra SPLICE_F_* flags (MOVE, MORE) */
+	double idle_secs;	/* > 0: input idle this long fails, ETIMEDOUT */
 	struct engine_opts opts;	/* strict, verbose, pipe size */
 	/* results */
 	uint64_t moved;		/* bytes that reached out */
@@ -205,7 +213,9 @@ struct xfer {
  * regular files, else splice(2) through an internal pipe; read(2)/write(2)
  * when the kernel refuses before the first byte moved (unless x->opts.strict).
  * Short transfers are completed, EINTR retried, EAGAIN waited out with
- * poll(2).  Returns 0, or -1 with x->err, x->side and x->call set; nothing is
+ * poll(2).  An input that may wait (a socket, a terminal) is polled before
+ * each splice into a pipe, so what arrived reaches the pipe's reader at once.
+ * Returns 0, or -1 with x->err, x->side and x->call set; nothing is
  * printed: the caller reports, see xfer_warn().  Returns 0 at EOF even when
  * fewer than x->len bytes came.
  */
