@@ -9,37 +9,57 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include "splice.h"
 
-enum { OPT_TIMEOUT = OPT_TOOL_FIRST };
+enum { OPT_TIMEOUT = OPT_TOOL_FIRST, OPT_ALLOW, OPT_POLL, OPT_NONBLOCK };
+
+/* What the options chose, for each connection. */
+struct listen_opts {
+	bool keep_open, poll_first;
+	unsigned int flags;
+	double timeout_secs, idle_secs;
+	const char *timeout_arg, *unix_path;
+	uint64_t chunk;
+	struct tcp_net *allow;
+	size_t nallow;
+	long cap;
+};
 
 static void
 help(void)
 {
-	printf("Usage: %s [-4|-6] [-b ADDR] [-k] [-s SIZE] [-w] [-n]\n"
-	    "       [--timeout SECS] [-v] [--strict] [--progress] [--pipe-size SIZE] PORT\n"
+	printf("Usage: %s [-4|-6] [-b ADDR] [-klNn] [-s SIZE] [-U PATH] [-w SECS]\n"
+	    "       [--allow ADDR[/PREFIX]]... [--timeout SECS] [--poll] [--nonblock] [-v]\n"
+	    "       [--strict] [--progress] [--pipe-size SIZE] [HOST] PORT | HOST:PORT\n"
 	    "Listen on TCP PORT (0: any free port), accept a connection and splice(2)\n"
 	    "what the peer sends to standard output.  The address and port listened\n"
 	    "on are printed to standard error.\n"
 	    "\n"
 	    "  -4                  listen on IPv4 only\n"
 	    "  -6                  listen on IPv6 only\n"
-	    "  -b, --bind ADDR     listen on ADDR only (default: every address)\n"
+	    "  -b, --bind ADDR     listen on ADDR only (default: every address), as HOST\n"
 	    "  -k, --keep-open     accept one connection after another, concatenating them\n"
+	    "  -l, -N              accepted and ignored, as nc's\n"
+	    "  -n                  numeric ADDR and PORT only, no DNS or service names\n"
 	    "  -s, --chunk SIZE    move at most SIZE bytes per call\n"
-	    "  -w, --wait          poll(2) the socket before each splice\n"
-	    "  -n, --nonblock      pass SPLICE_F_NONBLOCK to splice(2)\n"
+	    "  -U PATH             listen on a Unix-domain stream socket (no PORT)\n"
+	    "  -w SECS             end a connection that stays idle for SECS seconds\n"
+	    "      --allow ADDR[/PREFIX]  accept peers from there only (repeatable); close\n"
+	    "                      any other connection at once\n"
 	    "      --timeout SECS  give up when no connection comes within SECS seconds;\n"
 	    "                      with -k, end when none follows within SECS\n"
+	    "      --poll          poll(2) the socket before each splice, as splice.git -w\n"
+	    "      --nonblock      pass SPLICE_F_NONBLOCK to splice(2), as splice.git -n\n"
 	    COMMON_HELP, progname);
 }
 
 /*
- * -w: one poll(2) per call, as the 2006 tool did; move_fd() waits by
- * itself otherwise.
+ * --poll: one poll(2) per splice, as the 2006 tool did: each call asks
+ * for no more than has arrived.
  */
 static int
 receive_polling(struct xfer *x, size_t call_bytes)
@@ -47,14 +67,19 @@ receive_polling(struct xfer *x, size_t call_bytes)
 	uint64_t total = 0;
 
 	for (;;) {
-		if (wait_fd(x->in, POLLIN) < 0) {
+		int queued = 0;
+
+		if (wait_fd_timeout(x->in, POLLIN, x->idle_secs > 0 ? x->idle_secs : -1) < 0) {
 			x->side = SIDE_INPUT;
 			x->err = errno;
 			x->call = "poll";
 			x->moved = total;
 			return -1;
 		}
-		x->len = call_bytes;
+		/* Nothing queued: the end, or an error, which one splice tells. */
+		if (ioctl(x->in, FIONREAD, &queued) < 0 || queued <= 0)
+			queued = 1;
+		x->len = (size_t)queued < call_bytes ? (size_t)queued : call_bytes;
 		if (move_fd(x) < 0) {
 			x->moved += total;
 			return -1;
@@ -67,6 +92,128 @@ receive_polling(struct xfer *x, size_t call_bytes)
 	return 0;
 }
 
+/* [HOST] PORT, HOST:PORT or [V6ADDR]:PORT; a bad one is a usage error. */
+static void
+parse_operands(int argc, char *argv[], const char **host, char **port)
+{
+	char *split_host;
+
+	if (argc == 0)
+		usage_error("missing PORT");
+	if (argc > 2)
+		usage_error("extra operand '%s'", argv[2]);
+	if (argc == 2 && *host)
+		usage_error("both -b and HOST: '%s'", argv[0]);
+	*port = argv[argc - 1];
+	if (argc == 2)
+		*host = argv[0];
+	else if (strchr(argv[0], ':')) {
+		if (*host)
+			usage_error("both -b and HOST: '%s'", argv[0]);
+		if (tcp_split(argv[0], &split_host, port) < 0)
+			usage_error("expected PORT, HOST:PORT or [ADDR]:PORT: '%s'", argv[0]);
+		*host = split_host;
+	}
+	if (!port_valid(*port, true))
+		usage_error("invalid PORT '%s' (0 to 65535, or a service name)", *port);
+}
+
+/*
+ * One connection, from accept to close.  Returns 1 to accept the next
+ * one (-k), 0 to stop, with the status recorded by the warnings.
+ */
+static int
+serve_one(int *listener, const struct listen_opts *lo, const struct engine_opts *eo,
+    int *accepted)
+{
+	struct tcp_name peer;
+	char peer_name[80];
+	struct xfer x = {
+		.out = STDOUT_FILENO, .len = TO_EOF, .chunk = (size_t)lo->chunk,
+		.flags = lo->flags, .idle_secs = lo->idle_secs, .opts = *eo,
+	};
+	int r;
+
+	x.in = tcp_accept(*listener, lo->timeout_secs, &peer);
+	if (x.in < 0) {
+		/* -k ends when the senders stop coming. */
+		if (errno == ETIMEDOUT && *accepted == 0)
+			warn_msg("no connection within %s seconds", lo->timeout_arg);
+		else if (errno != ETIMEDOUT)
+			warn_errno("accept");
+		return 0;
+	}
+	if (lo->unix_path)
+		snprintf(peer_name, sizeof(peer_name), "%s", lo->unix_path);
+	else
+		snprintf(peer_name, sizeof(peer_name), "%s port %u", peer.host, peer.port);
+	if (lo->nallow > 0 && !tcp_net_match(lo->allow, lo->nallow, &peer)) {
+		if (common.verbose)
+			note("refused connection from %s (not in --allow)", peer_name);
+		tcp_abort(x.in);
+		return 1;
+	}
+	/* -v rates count from the first peer, not from the wait for it. */
+	if ((*accepted)++ == 0)
+		restart_rate_clock();
+	/* One peer: the next one is refused at once, not left waiting. */
+	if (!lo->keep_open) {
+		close(*listener);
+		*listener = -1;
+	}
+	if (common.verbose)
+		note("connection from %s", peer_name);
+	if (lo->poll_first)
+		r = receive_polling(&x, lo->chunk ? (size_t)lo->chunk :
+		    lo->cap > 0 ? (size_t)lo->cap : 65536);
+	else
+		r = move_fd(&x);
+	if (r < 0)
+		xfer_warn(&x, peer_name, "standard output");
+	if (common.verbose)
+		note("%s: %llu bytes received", peer_name, (unsigned long long)x.moved);
+	close(x.in);
+	/* Output gone or full: the next sender cannot fare better. */
+	return r == 0 || x.side == SIDE_INPUT;
+}
+
+/* Listens, serves one connection or (-k) many; the exit status. */
+static int
+listen_and_serve(struct listen_opts *lo, const struct tcp_opts *to, const char *bind_addr,
+    const char *port)
+{
+	struct engine_opts eo = engine_opts();
+	struct tcp_name here;
+	int listener, accepted = 0;
+
+	account_start(common.progress, common.verbose, COUNT_MOVED);
+	(void)std_fds_fill(STD_FD(STDOUT_FILENO));
+	if (exit_status() != 0)
+		return exit_status();
+	lo->cap = fd_is_pipe(STDOUT_FILENO) ? pipe_grow(STDOUT_FILENO, &eo) : -1;
+	listener = lo->unix_path ? unix_listen(lo->unix_path) :
+	    tcp_listen(bind_addr, port, to, &here);
+	if (listener < 0)
+		return EXIT_ERROR;
+	/* Always, and in one write: scripts wait for this line to learn the port. */
+	if (lo->unix_path)
+		note("listening on %s", lo->unix_path);
+	else
+		note("listening on %s port %u", here.host, here.port);
+
+	while (serve_one(&listener, lo, &eo, &accepted) && listener >= 0)
+		;
+	if (listener >= 0)
+		close(listener);
+	/* The socket file is ours: it goes with the listener. */
+	if (lo->unix_path)
+		unlink(lo->unix_path);
+	report_totals();
+	if (close(STDOUT_FILENO) < 0 && errno != EBADF)
+		warn_errno("standard output");
+	return exit_status();
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -74,125 +221,76 @@ main(int argc, char *argv[])
 		{ "bind", required_argument, NULL, 'b' },
 		{ "keep-open", no_argument, NULL, 'k' },
 		{ "chunk", required_argument, NULL, 's' },
-		{ "wait", no_argument, NULL, 'w' },
-		{ "nonblock", no_argument, NULL, 'n' },
+		{ "allow", required_argument, NULL, OPT_ALLOW },
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+		{ "poll", no_argument, NULL, OPT_POLL },
+		{ "nonblock", no_argument, NULL, OPT_NONBLOCK },
 		COMMON_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 }
 	};
-	int family = AF_UNSPEC, opt, listener, accepted = 0;
-	const char *bind_addr = NULL, *timeout_arg = NULL;
-	bool keep_open = false, poll_first = false;
-	unsigned int flags = 0;
-	double timeout_secs = -1;
-	uint64_t chunk = 0;
-	struct engine_opts eo;
-	struct tcp_name here;
-	long cap;
+	struct listen_opts lo = { .timeout_secs = -1 };
+	struct tcp_opts to = { .family = AF_UNSPEC };
+	const char *bind_addr = NULL;
+	char *port = NULL;
+	int opt, status;
 
 	set_progname(argv);
-	while ((opt = getopt_long(argc, argv, "46b:ks:wn" COMMON_SHORT_OPTIONS, longopts,
+	/* At most argc --allow options. */
+	lo.allow = calloc((size_t)argc, sizeof(*lo.allow));
+	if (lo.allow == NULL) {
+		warn_errno("calloc");
+		return EXIT_ERROR;
+	}
+	while ((opt = getopt_long(argc, argv, NET_SHORT_OPTIONS "b:kls:U:w:" COMMON_SHORT_OPTIONS, longopts,
 	    NULL)) != -1) {
 		switch (opt) {
-		case '4':
-			family = AF_INET;
-			break;
-		case '6':
-			family = AF_INET6;
-			break;
 		case 'b':
 			bind_addr = optarg;
 			break;
 		case 'k':
-			keep_open = true;
+			lo.keep_open = true;
+			break;
+		case 'l':
 			break;
 		case 's':
-			chunk = option_size("--chunk", optarg);
-			if (chunk == 0 || chunk > 1UL << 30)
+			lo.chunk = option_size("--chunk", optarg);
+			if (lo.chunk == 0 || lo.chunk > 1UL << 30)
 				usage_error("--chunk: must be 1 to 1G bytes: '%s'", optarg);
 			break;
-		case 'w':
-			poll_first = true;
+		case 'U':
+			lo.unix_path = optarg;
 			break;
-		case 'n':
-			flags |= SPLICE_F_NONBLOCK;
+		case 'w':
+			lo.idle_secs = option_seconds("-w", optarg);
+			break;
+		case OPT_ALLOW:
+			if (tcp_net_parse(optarg, &lo.allow[lo.nallow++]) < 0)
+				usage_error("--allow: expected a numeric ADDR or ADDR/PREFIX: '%s'",
+				    optarg);
 			break;
 		case OPT_TIMEOUT:
-			timeout_secs = option_seconds("--timeout", optarg);
-			timeout_arg = optarg;
+			lo.timeout_secs = option_seconds("--timeout", optarg);
+			lo.timeout_arg = optarg;
+			break;
+		case OPT_POLL:
+			lo.poll_first = true;
+			break;
+		case OPT_NONBLOCK:
+			lo.flags |= SPLICE_F_NONBLOCK;
 			break;
 		default:
-			if (!common_option(opt, optarg, help))
+			if (!net_option(opt, &to) && !common_option(opt, optarg, help))
 				usage_error("unknown option");
 		}
 	}
-	if (argc == optind)
-		usage_error("missing PORT");
-	if (argc - optind > 1)
-		usage_error("extra operand '%s'", argv[optind + 1]);
-	if (!port_valid(argv[optind], true))
-		usage_error("invalid PORT '%s' (0 to 65535, or a service name)", argv[optind]);
-	eo = engine_opts();
-	account_start(common.progress, common.verbose, COUNT_MOVED);
-
-	(void)std_fds_fill(STD_FD(STDOUT_FILENO));
-	if (exit_status() != 0)
-		return exit_status();
-	cap = fd_is_pipe(STDOUT_FILENO) ? pipe_grow(STDOUT_FILENO, &eo) : -1;
-	listener = tcp_listen(bind_addr, argv[optind], family, &here);
-	if (listener < 0)
-		return EXIT_ERROR;
-	/* Always, and in one write: scripts wait for this line to learn the port. */
-	note("listening on %s port %u", here.host, here.port);
-
-	do {
-		struct tcp_name peer;
-		char peer_name[80];
-		struct xfer x = {
-			.out = STDOUT_FILENO, .len = TO_EOF, .chunk = (size_t)chunk,
-			.flags = flags, .opts = eo,
-		};
-		int r;
-
-		x.in = tcp_accept(listener, timeout_secs, &peer);
-		if (x.in < 0) {
-			/* -k ends when the senders stop coming. */
-			if (errno == ETIMEDOUT && accepted > 0)
-				break;
-			if (errno == ETIMEDOUT)
-				warn_msg("no connection within %s seconds", timeout_arg);
-			else
-				warn_errno("accept");
-			break;
-		}
-		/* -v rates count from the first peer, not from the wait for it. */
-		if (accepted++ == 0)
-			restart_rate_clock();
-		if (!keep_open)
-			close(listener);
-		snprintf(peer_name, sizeof(peer_name), "%s port %u", peer.host, peer.port);
-		if (common.verbose)
-			note("connection from %s", peer_name);
-		if (poll_first)
-			r = receive_polling(&x, chunk ? (size_t)chunk :
-			    cap > 0 ? (size_t)cap : 65536);
-		else
-			r = move_fd(&x);
-		if (r < 0)
-			xfer_warn(&x, peer_name, "standard output");
-		if (common.verbose)
-			note("%s: %llu bytes received", peer_name,
-			    (unsigned long long)x.moved);
-		close(x.in);
-		/* Output gone or full: the next sender cannot fare better. */
-		if (r < 0 && x.side != SIDE_INPUT)
-			break;
-	} while (keep_open);
-
-	if (keep_open)
-		close(listener);
-	report_totals();
-	if (close(STDOUT_FILENO) < 0 && errno != EBADF)
-		warn_errno("standard output");
-	return exit_status();
+	if (lo.unix_path) {
+		if (argc > optind)
+			usage_error("-U PATH takes no HOST or PORT: '%s'", argv[optind]);
+		if (bind_addr || lo.nallow || to.family != AF_UNSPEC)
+			usage_error("-U: -b, --allow, -4 and -6 are for TCP");
+	} else
+		parse_operands(argc - optind, argv + optind, &bind_addr, &port);
+	status = listen_and_serve(&lo, &to, bind_addr, port);
+	free(lo.allow);
+	return status;
 }

@@ -37,8 +37,8 @@ static enum output_error mode = OE_SIGPIPE;
 static void
 help(void)
 {
-	printf("Usage: %s [-aimp] [--output-error[=MODE]] [-n HOST:PORT]... [-v]\n"
-	    "       [--strict] [--progress] [--pipe-size SIZE] [FILE]...\n"
+	printf("Usage: %s [-aimp] [--output-error[=MODE]] [-n HOST:PORT]... [-w SECS]\n"
+	    "       [-v] [--strict] [--progress] [--pipe-size SIZE] [FILE]...\n"
 	    "Copy standard input to standard output and to every FILE, with tee(2) and\n"
 	    "splice(2): zero-copy where the kernel allows.  A FILE named - is a file.\n"
 	    "\n"
@@ -48,6 +48,7 @@ help(void)
 	    "                      today's kernels)\n"
 	    "  -n, --net HOST:PORT  send one more copy to a TCP peer ([ADDR]:PORT for\n"
 	    "                      IPv6); may be repeated\n"
+	    "  -w SECS             give up on a peer that takes SECS to connect or to read\n"
 	    "  -p                  --output-error=warn-nopipe: a vanished reader drops its\n"
 	    "                      output quietly, the others go on\n"
 	    "      --output-error[=MODE]  what an output error does: warn, warn-nopipe\n"
@@ -76,13 +77,15 @@ parse_mode(const char *arg)
 }
 
 /*
- * An output failed and was dropped.  EPIPE is silent in the -nopipe modes
- * and in the default one (where SIGPIPE, unless ignored, ended us first).
+ * An output failed and was dropped.  EPIPE from a pipe is silent in the
+ * -nopipe modes and in the default one (where SIGPIPE, unless ignored,
+ * ended us first); from a TCP peer (-n, -w) it is a lost copy.
  */
 static bool
 output_failed(struct tee_out *o)
 {
-	bool report = o->err != EPIPE || mode == OE_WARN || mode == OE_EXIT;
+	bool report = o->err != EPIPE || mode == OE_WARN || mode == OE_EXIT ||
+	    !fd_is_pipe(o->fd);
 
 	if (!report)
 		return true;
@@ -151,8 +154,10 @@ main(int argc, char *argv[])
 	    .output_failed = output_failed };
 	struct tee_out *outs, *o;
 	char **hosts, **ports, **net_names;
+	struct tcp_opts net_opts = { .family = AF_UNSPEC };
+	int *net_fds;
 	size_t nfiles, nnets = 0;
-	bool append = false;
+	bool append = false, failed;
 	unsigned int closed;
 	int opt;
 
@@ -161,11 +166,12 @@ main(int argc, char *argv[])
 	hosts = calloc((size_t)argc, sizeof(*hosts));
 	ports = calloc((size_t)argc, sizeof(*ports));
 	net_names = calloc((size_t)argc, sizeof(*net_names));
-	if (!hosts || !ports || !net_names) {
+	net_fds = calloc((size_t)argc, sizeof(*net_fds));
+	if (!hosts || !ports || !net_names || !net_fds) {
 		warn_errno("calloc");
 		return EXIT_ERROR;
 	}
-	while ((opt = getopt_long(argc, argv, "aimn:p" COMMON_SHORT_OPTIONS, longopts,
+	while ((opt = getopt_long(argc, argv, "aimn:pw:" COMMON_SHORT_OPTIONS, longopts,
 	    NULL)) != -1) {
 		switch (opt) {
 		case 'a':
@@ -189,7 +195,13 @@ main(int argc, char *argv[])
 			if (tcp_split(optarg, &hosts[nnets], &ports[nnets]) < 0)
 				usage_error("--net: expected HOST:PORT or [ADDR]:PORT: '%s'",
 				    net_names[nnets]);
+			if (!port_valid(ports[nnets], false))
+				usage_error("--net: invalid PORT '%s' (1 to 65535, or a service"
+				    " name)", ports[nnets]);
 			nnets++;
+			break;
+		case 'w':
+			net_opts.timeout_secs = option_seconds("-w", optarg);
 			break;
 		case 'p':
 			mode = OE_WARN_NOPIPE;
@@ -244,24 +256,38 @@ main(int argc, char *argv[])
 	for (size_t i = 0; i < nnets; i++, o++) {
 		o->name = net_names[i];
 		/* tcp_connect() says what went wrong. */
-		o->fd = tcp_connect(hosts[i], ports[i], AF_UNSPEC, 0);
-		if (o->fd < 0)
+		o->fd = net_fds[i] = tcp_connect(hosts[i], ports[i], &net_opts);
+		if (o->fd < 0) {
+			/* open_failed() may end the tool: the others get a reset. */
+			for (size_t j = 0; j < i && (mode == OE_EXIT || mode == OE_EXIT_NOPIPE); j++)
+				tcp_abort(net_fds[j]);
 			open_failed(o);
+		}
 	}
+	/* A signal, like an error, must not look like the end of the stream. */
+	tcp_abort_on_signals(net_fds, nnets);
 
 	if (tee_open(&job) == 0) {
 		if (!append)
 			truncate_files(outs + 1, nfiles);
-		if (tee_fd(&job) < 0 && !job.stopped)
-			job_failed(&job);
+		failed = tee_fd(&job) < 0;
 	} else
+		failed = true;
+	if (failed && !job.stopped)
 		job_failed(&job);
 
-	/* The peers get EOF, and are waited for until they have read it all. */
+	/*
+	 * The peers get EOF, and are waited for until they have read it all;
+	 * when we gave up early, a reset tells them the copy is not whole.
+	 */
 	for (o = outs + 1 + nfiles; o < outs + job.nouts; o++) {
 		if (o->fd < 0)
 			continue;
-		if (!o->gone && !job.stopped && tcp_finish(o->fd) < 0)
+		if (failed) {
+			tcp_abort(o->fd);
+			continue;
+		}
+		if (!o->gone && tcp_finish(o->fd, net_opts.timeout_secs) < 0)
 			warn_errno("%s", o->name);
 		close(o->fd);
 	}
@@ -275,6 +301,7 @@ main(int argc, char *argv[])
 	for (size_t i = 0; i < nnets; i++)
 		free(net_names[i]);
 	free(net_names);
+	free(net_fds);
 	free(hosts);
 	free(ports);
 	free(outs);

@@ -1,6 +1,7 @@
 /*
  * splice-tonet: a TCP client that sends its standard input to HOST PORT,
- * zero-copy: splice(2) from a pipe, sendfile(2) from a regular file.
+ * zero-copy (splice(2) from a pipe, sendfile(2) from a regular file), while
+ * what the peer sends back goes to standard output, as with nc -N.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -8,25 +9,85 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include "splice.h"
 
-enum { OPT_RETRY = OPT_TOOL_FIRST };
+enum { OPT_RETRY = OPT_TOOL_FIRST, OPT_NO_REPLY };
 
 static void
 help(void)
 {
-	printf("Usage: %s [-4|-6] [--retry SECS] [-v] [--strict] [--progress]\n"
-	    "       [--pipe-size SIZE] HOST PORT\n"
-	    "Send standard input to a TCP peer with splice(2) or sendfile(2), then\n"
-	    "shut the connection down for writing and wait until the peer closes it.\n"
+	printf("Usage: %s [-4|-6] [-Nn] [-s ADDR] [-U PATH] [-w SECS] [--retry SECS]\n"
+	    "       [--no-reply] [-v] [--strict] [--progress] [--pipe-size SIZE]\n"
+	    "       HOST PORT | HOST:PORT\n"
+	    "Send standard input to a TCP peer with splice(2) or sendfile(2) while what\n"
+	    "the peer sends goes to standard output; at the end of the input, shut the\n"
+	    "connection down for writing and wait until the peer closes it.\n"
 	    "\n"
 	    "  -4                  use IPv4 addresses only\n"
 	    "  -6                  use IPv6 addresses only\n"
+	    "  -N                  accepted, as nc's: the end of input always shuts down\n"
+	    "  -n                  numeric HOST and PORT only, no DNS or service names\n"
+	    "  -s ADDR             connect from the local address ADDR\n"
+	    "  -U PATH             connect to a Unix-domain stream socket (no HOST PORT)\n"
+	    "  -w SECS             give up when connecting, or nothing moving, takes SECS\n"
 	    "      --retry SECS    keep trying to connect for SECS seconds\n"
+	    "      --no-reply      drop what the peer sends instead of writing it out\n"
 	    COMMON_HELP, progname);
+}
+
+/* "HOST PORT: reason" and the like, by whose error it was. */
+static void
+duplex_warn(const struct duplex *d, const char *peer)
+{
+	const char *name = d->party == PARTY_IN ? "standard input" :
+	    d->party == PARTY_OUT ? "standard output" : peer;
+
+	if (d->refused)
+		warn_msg("%s: %s: %s (--strict: no fallback to read/write)", name, d->call,
+		    strerror(d->err));
+	else if (d->party == PARTY_NONE)
+		warn_msg("%s: %s", d->call, strerror(d->err));
+	else
+		warn_msg("%s: %s", name, strerror(d->err));
+}
+
+/* HOST PORT or HOST:PORT from the operands; a bad one is a usage error. */
+static void
+parse_peer(int argc, char *argv[], char **host, char **port)
+{
+	if (argc == 0)
+		usage_error("missing HOST and PORT");
+	if (argc > 2)
+		usage_error("extra operand '%s'", argv[2]);
+	if (argc == 1 && tcp_split(argv[0], host, port) < 0)
+		usage_error(strchr(argv[0], ':') ? "expected HOST:PORT or [ADDR]:PORT: '%s'" :
+		    "missing PORT after '%s'", argv[0]);
+	if (argc == 2) {
+		*host = argv[0];
+		*port = argv[1];
+	}
+	if (!port_valid(*port, false))
+		usage_error("invalid PORT '%s' (1 to 65535, or a service name)", *port);
+}
+
+/* Standard input (and output, for the replies) open, pipes grown: 0 or -1. */
+static int
+prepare_fds(const struct duplex *d)
+{
+	(void)std_fds_fill(STD_FD(STDIN_FILENO) | (d->no_reply ? 0 : STD_FD(STDOUT_FILENO)));
+	if (exit_status() != 0)
+		return -1;
+	/* A peer that goes away is reported as EPIPE, not a silent death. */
+	signal(SIGPIPE, SIG_IGN);
+	if (fd_is_pipe(STDIN_FILENO))
+		pipe_grow(STDIN_FILENO, &d->opts);
+	if (!d->no_reply && fd_is_pipe(STDOUT_FILENO))
+		pipe_grow(STDOUT_FILENO, &d->opts);
+	return 0;
 }
 
 int
@@ -34,67 +95,76 @@ main(int argc, char *argv[])
 {
 	static const struct option longopts[] = {
 		{ "retry", required_argument, NULL, OPT_RETRY },
+		{ "no-reply", no_argument, NULL, OPT_NO_REPLY },
 		COMMON_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 }
 	};
-	int family = AF_UNSPEC, opt, sock;
-	double retry_secs = 0;
-	const char *host, *port;
-	struct xfer x = { .in = STDIN_FILENO, .len = TO_EOF };
-	struct engine_opts eo;
-	char peer[128];
+	struct tcp_opts to = { .family = AF_UNSPEC };
+	struct duplex d = { .in = STDIN_FILENO, .out = STDOUT_FILENO };
+	const char *unix_path = NULL;
+	char *host = NULL, *port = NULL;
+	char peer[300];
+	int opt;
 
 	set_progname(argv);
-	while ((opt = getopt_long(argc, argv, "46" COMMON_SHORT_OPTIONS, longopts,
+	while ((opt = getopt_long(argc, argv, NET_SHORT_OPTIONS "s:U:w:" COMMON_SHORT_OPTIONS, longopts,
 	    NULL)) != -1) {
 		switch (opt) {
-		case '4':
-			family = AF_INET;
+		case 's':
+			to.source = optarg;
 			break;
-		case '6':
-			family = AF_INET6;
+		case 'U':
+			unix_path = optarg;
+			break;
+		case 'w':
+			to.timeout_secs = option_seconds("-w", optarg);
+			d.idle_secs = to.timeout_secs;
 			break;
 		case OPT_RETRY:
-			retry_secs = option_seconds("--retry", optarg);
+			to.retry_secs = option_seconds("--retry", optarg);
+			break;
+		case OPT_NO_REPLY:
+			d.no_reply = true;
 			break;
 		default:
-			if (!common_option(opt, optarg, help))
+			if (!net_option(opt, &to) && !common_option(opt, optarg, help))
 				usage_error("unknown option");
 		}
 	}
-	if (argc - optind < 2)
-		usage_error(argc == optind ? "missing HOST and PORT" : "missing PORT");
-	if (argc - optind > 2)
-		usage_error("extra operand '%s'", argv[optind + 2]);
-	host = argv[optind];
-	port = argv[optind + 1];
-	if (!port_valid(port, false))
-		usage_error("invalid PORT '%s' (1 to 65535, or a service name)", port);
-	snprintf(peer, sizeof(peer), "%s %s", host, port);
-	eo = engine_opts();
-	x.opts = eo;
+	if (unix_path) {
+		if (argc > optind)
+			usage_error("-U PATH takes no HOST or PORT: '%s'", argv[optind]);
+		if (to.source || to.family != AF_UNSPEC)
+			usage_error("-U: -s, -4 and -6 are for TCP");
+		snprintf(peer, sizeof(peer), "%s", unix_path);
+	} else {
+		parse_peer(argc - optind, argv + optind, &host, &port);
+		snprintf(peer, sizeof(peer), "%s %s", host, port);
+	}
+	d.opts = engine_opts();
 	account_start(common.progress, common.verbose, COUNT_MOVED);
 
-	(void)std_fds_fill(STD_FD(STDIN_FILENO));
-	if (exit_status() != 0)
-		return exit_status();
-	/* A peer that goes away is reported as EPIPE, not a silent death. */
-	signal(SIGPIPE, SIG_IGN);
-	if (fd_is_pipe(STDIN_FILENO))
-		pipe_grow(STDIN_FILENO, &eo);
-
-	sock = tcp_connect(host, port, family, retry_secs);
-	if (sock < 0)
+	if (prepare_fds(&d) < 0)
 		return EXIT_ERROR;
+
+	d.sock = unix_path ? unix_connect(unix_path, &to) : tcp_connect(host, port, &to);
+	if (d.sock < 0)
+		return EXIT_ERROR;
+	/* A signal, like an error, must not look like the end of the stream. */
+	tcp_abort_on_signals(&d.sock, 1);
 	if (common.verbose)
 		note("connected to %s", peer);
-	x.out = sock;
-	if (move_to_socket(&x) < 0)
-		xfer_warn(&x, "standard input", peer);
-	else if (tcp_finish(sock) < 0)
-		/* The peer closed before it read everything we sent. */
-		warn_errno("%s", peer);
-	close(sock);
+	if (duplex_run(&d) < 0) {
+		duplex_warn(&d, peer);
+		tcp_abort(d.sock);
+	} else
+		close(d.sock);
+	d.sock = -1;
+	if (common.verbose)
+		note("%llu bytes sent, %llu bytes received", (unsigned long long)d.sent,
+		    (unsigned long long)d.received);
 	report_totals();
+	if (!d.no_reply && close(STDOUT_FILENO) < 0)
+		warn_errno("standard output");
 	return exit_status();
 }

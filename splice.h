@@ -10,7 +10,7 @@
  *   msg.c         messages and the exit status they imply   (libc only)
  *   clock.c       monotonic seconds, sleeping                (libc only)
  *   options.c     common options, sizes, seconds             -> msg
- *   fd.c          descriptors and pipes, retrying I/O        -> msg
+ *   fd.c          descriptors and pipes, retrying I/O        -> clock, msg
  *   account.c     bytes per method, -v totals, --progress    -> clock, msg
  *   move.c        move_fd(): splice, copy_file_range, ...    -> fd, account, msg
  *   ranges.c      sparse copies, --skip by offset            -> move, fd
@@ -18,7 +18,8 @@
  *   catfmt.c      cat's -n -b -s -E -T -v, through user space -> move, fd, account
  *   tee.c         tee_fd(): tee(2) to many outputs           -> move, fd, account
  *   tee_pipes.c   tee_open(): the tee engine's pipes         -> fd, msg
- *   tcp.c         connect, listen, accept, addresses         -> fd, clock, msg
+ *   tcp.c         connect, listen, accept, addresses, reset  -> fd, clock, msg
+ *   duplex.c      duplex_run(): to a socket and back at once -> move, fd, account
  *   pattern.c     the patterns vmsplice writes               -> msg
  *   vmsplice_io.c vmsplice(2) in and out of a pipe           -> fd, account
  *   mem.c         aligned anonymous memory, huge pages       (libc only)
@@ -171,6 +172,13 @@ int pipe_open(int fds[2], const struct engine_opts *o);
 
 /* Waits with poll(2) until fd is ready for events; retries EINTR. */
 int wait_fd(int fd, short events);
+/* wait_fd() for at most timeout_secs (< 0: for ever); -1 with ETIMEDOUT then. */
+int wait_fd_timeout(int fd, short events, double timeout_secs);
+/*
+ * The timeout to give poll(2) to wait until deadline, a now_seconds() time
+ * (< 0: for ever), in pieces that fit its int; poll again while not there.
+ */
+int poll_timeout_ms(double deadline);
 
 /* Writes all of buf, waiting out EAGAIN; -1 with errno on error. */
 int write_all(int fd, const void *buf, size_t len);
@@ -208,6 +216,7 @@ struct xfer {
 	uint64_t len;		/* bytes to move, or TO_EOF */
 	size_t chunk;		/* most bytes per call; 0 = pipe capacity */
 	unsigned int flags;	/* extra SPLICE_F_* flags (MOVE, MORE) */
+	double idle_secs;	/* > 0: input idle this long fails, ETIMEDOUT */
 	struct engine_opts opts;	/* strict, verbose, pipe size */
 	bool sparse;		/* keep a regular file's holes, see move_fd() */
 	/* results */
@@ -224,7 +233,9 @@ struct xfer {
  * regular files, else splice(2) through an internal pipe; read(2)/write(2)
  * when the kernel refuses before the first byte moved (unless x->opts.strict).
  * Short transfers are completed, EINTR retried, EAGAIN waited out with
- * poll(2).  Returns 0, or -1 with x->err, x->side and x->call set; nothing is
+ * poll(2).  An input that may wait (a socket, a terminal) is polled before
+ * each splice into a pipe, so what arrived reaches the pipe's reader at once.
+ * Returns 0, or -1 with x->err, x->side and x->call set; nothing is
  * printed: the caller reports, see xfer_warn().  Returns 0 at EOF even when
  * fewer than x->len bytes came.
  * With x->sparse, a regular file copied to a regular file written at or
@@ -307,7 +318,7 @@ double elapsed_seconds(void);
  */
 void restart_rate_clock(void);
 
-/* ---- TCP: lib/tcp.c ----------------------------------------------------- */
+/* ---- TCP and Unix-domain streams: lib/tcp.c ------------------------------ */
 
 /* A socket address as a script reads it: "127.0.0.1" or "::1", and a port. */
 struct tcp_name {
@@ -315,49 +326,132 @@ struct tcp_name {
 	unsigned int port;
 };
 
+/* How to reach or listen on an address, nc's options. */
+struct tcp_opts {
+	int family;		/* -4, -6: AF_INET or AF_INET6; else AF_UNSPEC */
+	bool numeric;		/* -n: numeric addresses and ports, no DNS */
+	const char *source;	/* -s ADDR: connect from this address, or NULL */
+	double timeout_secs;	/* -w: > 0 bounds each connect(2), and unsent data */
+	double retry_secs;	/* --retry: keep trying to connect this long */
+};
+
+/* Put this inside the short option string of a tool that takes tcp_opts. */
+#define NET_SHORT_OPTIONS "46nN"
+/* Handles -4, -6, -n and -N (accepted, as nc's) into *o; false for others. */
+bool net_option(int opt, struct tcp_opts *o);
+
 /*
  * Connects to HOST PORT over TCP: every address getaddrinfo() gives for
- * family (AF_UNSPEC, AF_INET or AF_INET6) is tried in turn, and the whole
- * round is repeated until retry_secs have passed (0: one round).  Returns a
- * blocking, close-on-exec socket, or -1 after "prog: HOST PORT: reason".
+ * o->family is tried in turn, and the whole round is repeated until
+ * o->retry_secs have passed (0: one round).  With o->timeout_secs, data
+ * the peer leaves unacknowledged that long (TCP_USER_TIMEOUT: a peer that
+ * stopped reading) fails the connection with ETIMEDOUT.  Returns a blocking,
+ * close-on-exec socket, or -1 after "prog: HOST PORT: reason".
  */
-int tcp_connect(const char *host, const char *port, int family, double retry_secs);
+int tcp_connect(const char *host, const char *port, const struct tcp_opts *o);
+/* The same for a Unix-domain stream socket at path ("prog: PATH: reason"). */
+int unix_connect(const char *path, const struct tcp_opts *o);
 /*
  * Listens on ADDR PORT (ADDR NULL: every address, IPv6 and IPv4 where the
- * machine has both; PORT "0": one the kernel picks) and stores the address
- * and port it got in *bound.  Returns the socket, or -1 after
- * "prog: ADDR PORT: reason".
+ * machine has both; PORT "0": one the kernel picks; a v4-mapped ADDR is
+ * IPv4) and stores the address and port it got in *bound.  Returns the
+ * socket, or -1 after "prog: ADDR PORT: reason".
  */
-int tcp_listen(const char *addr, const char *port, int family, struct tcp_name *bound);
+int tcp_listen(const char *addr, const char *port, const struct tcp_opts *o,
+    struct tcp_name *bound);
+/* Listens on a Unix-domain stream socket at path; -1 after "prog: PATH: reason". */
+int unix_listen(const char *path);
 /*
  * Accepts one connection, waiting at most timeout_secs (< 0: for ever);
- * stores the peer in *peer (may be NULL).  Returns the socket, or -1 with
- * errno (ETIMEDOUT when the time ran out); prints nothing.
+ * stores the peer in *peer (may be NULL).  Returns the socket, non-blocking
+ * and close-on-exec, or -1 with errno (ETIMEDOUT when the time ran out);
+ * prints nothing.
  */
 int tcp_accept(int listen_fd, double timeout_secs, struct tcp_name *peer);
 /*
  * Splits "HOST:PORT" or "[V6ADDR]:PORT" in place.  Returns 0, or -1 when
- * spec has no port or an unbracketed IPv6 address.
+ * spec has no port or an unbracketed IPv6 address; see port_valid().
  */
 int tcp_split(char *spec, char **host, char **port);
 /*
- * A numeric port must be 0 (where allow_zero) to 65535: getaddrinfo() would
- * wrap 70000 to 4464.  A service name ("http") is left to getaddrinfo().
+ * A port that looks numeric to getaddrinfo() (strtoul(3): " 80", "+80")
+ * must be 0 (where allow_zero) to 65535, which getaddrinfo() does not check
+ * (70000 would be 4464), and nothing may follow the digits ("80x").  A
+ * service name ("http") is left to getaddrinfo().
  */
 bool port_valid(const char *port, bool allow_zero);
+
+/* An address and a prefix length: --allow 192.0.2.0/24. */
+struct tcp_net {
+	int family;		/* AF_INET or AF_INET6 */
+	unsigned char addr[16];
+	unsigned int prefix_bits;
+};
+/*
+ * Parses a numeric "ADDR" or "ADDR/PREFIX" (a v4-mapped IPv6 one becomes
+ * IPv4, as tcp_name does).  Returns 0, or -1 when malformed.
+ */
+int tcp_net_parse(const char *spec, struct tcp_net *net);
+/* True when peer's address lies in one of the n nets. */
+bool tcp_net_match(const struct tcp_net *nets, size_t n, const struct tcp_name *peer);
 /*
  * The sender's end of a stream, as nc -N does it: shutdown(SHUT_WR) so the
  * peer sees EOF, then read (and drop) until the peer closes, so that the
- * caller knows the bytes arrived.  Returns 0, or -1 with errno (ECONNRESET:
- * the peer went away without reading everything).
+ * caller knows the bytes arrived; waiting at most idle_secs at a time when
+ * that is > 0 (ETIMEDOUT).  Returns 0, or -1 with errno (ECONNRESET: the
+ * peer went away without reading everything).
  */
-int tcp_finish(int fd);
+int tcp_finish(int fd, double idle_secs);
+/*
+ * Gives up on a connection: closes fd with a reset (SO_LINGER 0) instead of
+ * an end of stream, so the peer knows that what it got is not everything.
+ */
+void tcp_abort(int fd);
+/*
+ * From now on SIGINT, SIGTERM, SIGHUP and SIGPIPE (those not ignored)
+ * reset the connections of the nfds sockets in fds (-1: none) before they
+ * end the tool; fds must stay valid.
+ */
+void tcp_abort_on_signals(const int *fds, size_t nfds);
 /*
  * move_fd() into a socket: sendfile(2) from a regular file, else splice(2)
  * from a pipe with SPLICE_F_MORE while the pipe is full (more is coming),
  * else move_fd()'s own choice.  Same contract as move_fd().
  */
 int move_to_socket(struct xfer *x);
+
+/* ---- both ways at once: lib/duplex.c ------------------------------------ */
+
+/* Who an error of duplex_run() belongs to. */
+enum duplex_party { PARTY_NONE, PARTY_IN, PARTY_PEER, PARTY_OUT };
+
+struct duplex {
+	int in, sock, out;	/* standard input, the connection, standard output */
+	bool no_reply;		/* drop what the peer sends instead of copying it to out */
+	double idle_secs;	/* > 0: nothing moving either way this long fails */
+	struct engine_opts opts;	/* strict, verbose, pipe size */
+	/* results */
+	uint64_t sent, received;
+	enum duplex_party party;	/* whose error */
+	int err;		/* errno of the failure (ETIMEDOUT: idle), 0 if none */
+	const char *call;
+	bool refused;		/* --strict stopped a fallback */
+};
+
+/*
+ * Sends d->in to the socket d->sock while it copies what the peer sends to
+ * d->out, as nc does, until d->in ends (then shutdown(SHUT_WR)) and the
+ * peer has closed.  Zero-copy where the kernel allows: splice(2) from or
+ * to a pipe, sendfile(2) from a regular file, else splice(2) through a
+ * pipe of its own; read/write where the kernel refuses (not with
+ * d->opts.strict).  No call waits: one poll(2) loop for both directions, so
+ * a peer that echoes cannot deadlock it and a reply reaches d->out as it
+ * comes.  Makes d->sock non-blocking.  Returns 0, or -1 with d->party,
+ * d->err and d->call set; prints nothing but -v notes.
+ */
+int duplex_run(struct duplex *d);
+
+/* ---- tee, one input to many outputs: lib/tee.c --------------------------- */
 
 /* ---- tee, one input to many outputs: lib/tee.c, lib/tee_pipes.c ---------- */
 
@@ -549,6 +643,8 @@ int xfer_fail(struct xfer *x, enum xfer_side side, const char *call, int err);
 bool err_is_refusal(int err);
 /* Errors that only writing produces. */
 bool err_is_output(int err);
+/* Errors of a connection: the peer's, not the other side's. */
+bool err_is_socket(int err);
 /*
  * splice(2) straight across, one side a pipe; with more_when_full (pipe to
  * socket) SPLICE_F_MORE while the pipe is full.  DONE, FAILED or REFUSED.

@@ -112,6 +112,37 @@ wait_fd(int fd, short events)
 }
 
 int
+poll_timeout_ms(double deadline)
+{
+	double left_secs = deadline - now_seconds();
+
+	if (deadline < 0)
+		return -1;
+	/* poll(2) takes an int of milliseconds: a long wait goes in pieces. */
+	return left_secs <= 0 ? 0 : left_secs >= 1e6 ? 1000000000 : (int)(left_secs * 1000.0) + 1;
+}
+
+int
+wait_fd_timeout(int fd, short events, double timeout_secs)
+{
+	double deadline = timeout_secs < 0 ? -1 : now_seconds() + timeout_secs;
+
+	for (;;) {
+		struct pollfd pfd = { .fd = fd, .events = events };
+		int r = poll(&pfd, 1, poll_timeout_ms(deadline));
+
+		if (r > 0)
+			return 0;
+		if (r < 0 && errno != EINTR)
+			return -1;
+		if (r == 0 && now_seconds() >= deadline) {
+			errno = ETIMEDOUT;
+			return -1;
+		}
+	}
+}
+
+int
 write_all(int fd, const void *buf, size_t len)
 {
 	const char *p = buf;

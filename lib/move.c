@@ -68,6 +68,23 @@ by_read_write(struct xfer *x)
 	return DONE;
 }
 
+/* Sockets, terminals, other character devices: input that may have to wait. */
+static bool
+input_may_wait(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode) &&
+	    !S_ISFIFO(st.st_mode);
+}
+
+/* Waits until x->in is readable, at most x->idle_secs when that is set. */
+static int
+wait_input(const struct xfer *x)
+{
+	return wait_fd_timeout(x->in, POLLIN, x->idle_secs > 0 ? x->idle_secs : -1);
+}
+
 /*
  * One side is a pipe: splice(2) straight across.  With more_when_full (pipe
  * to socket): within one call the kernel already sends every buffer but the
@@ -85,11 +102,24 @@ splice_across(struct xfer *x, bool in_pipe, bool out_pipe, bool more_when_full)
 	 */
 	const size_t chunk = 1 << 30;
 	long cap = more_when_full ? pipe_capacity(x->in) : 0;
+	bool in_waits = !in_pipe && input_may_wait(x->in);
 
 	while (xfer_left(x) > 0) {
 		unsigned int flags = x->flags;
 		int queued = 0;
 		ssize_t n;
+
+		/*
+		 * A socket or terminal with nothing to read waits inside
+		 * splice(2) holding the output pipe's lock: its reader gets
+		 * none of what is already there, and cannot even be killed.
+		 * Splice only what has arrived.
+		 */
+		if (in_waits) {
+			if (wait_input(x) < 0)
+				return xfer_fail(x, SIDE_INPUT, "poll", errno);
+			flags |= SPLICE_F_NONBLOCK;
+		}
 
 		if (more_when_full && ioctl(x->in, FIONREAD, &queued) == 0 && cap > 0 &&
 		    queued >= cap && xfer_left(x) > (uint64_t)queued)
@@ -107,7 +137,9 @@ splice_across(struct xfer *x, bool in_pipe, bool out_pipe, bool more_when_full)
 			continue;
 		if (errno == EAGAIN) {
 			/* An inherited O_NONBLOCK on either side. */
-			if (wait_fd(x->in, POLLIN) < 0 || wait_fd(x->out, POLLOUT) < 0)
+			if (wait_input(x) < 0)
+				return xfer_fail(x, SIDE_INPUT, "poll", errno);
+			if (wait_fd(x->out, POLLOUT) < 0)
 				return xfer_fail(x, SIDE_NONE, "poll", errno);
 			continue;
 		}
@@ -247,7 +279,7 @@ by_internal_pipe(struct xfer *x)
 			if (errno == EINTR)
 				continue;
 			if (errno == EAGAIN) {
-				if (wait_fd(x->in, POLLIN) < 0)
+				if (wait_input(x) < 0)
 					return xfer_fail(x, SIDE_INPUT, "poll", errno);
 				continue;
 			}

@@ -8,8 +8,8 @@
 
 #include "splice.h"
 
-static bool
-socket_error(int err)
+bool
+err_is_socket(int err)
 {
 	return err == EPIPE || err == ECONNRESET || err == ENOTCONN || err == ETIMEDOUT ||
 	    err == ECONNABORTED || err == EHOSTUNREACH || err == ENETUNREACH ||
@@ -41,7 +41,7 @@ by_sendfile(struct xfer *x)
 		}
 		if (x->moved == 0 && err_is_refusal(errno))
 			return xfer_fail(x, SIDE_NONE, "sendfile", errno), REFUSED;
-		return xfer_fail(x, socket_error(errno) ? SIDE_OUTPUT : SIDE_INPUT, "sendfile",
+		return xfer_fail(x, err_is_socket(errno) ? SIDE_OUTPUT : SIDE_INPUT, "sendfile",
 		    errno);
 	}
 	return DONE;

@@ -1,16 +1,21 @@
 /*
- * tcp.c: TCP setup: connect, listen, accept, addresses, the sender's end.  See splice.h.
+ * tcp.c: TCP and Unix-domain stream setup: connect, listen, accept, addresses,
+ * who may connect, the sender's end, the reset on abort.  See splice.h.
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <limits.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
+#include <ctype.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
 #include <sys/socket.h>
-#include <time.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "splice.h"
@@ -45,50 +50,116 @@ tcp_name_of(const struct sockaddr *sa, struct tcp_name *name)
 		strcpy(name->host, "?");
 }
 
-/* connect(2), which EINTR does not restart: the rest happens in the kernel. */
+/*
+ * connect(2) without blocking, so that a listener whose backlog is full
+ * (it drops the SYNs, and the kernel retries for minutes) gives up after
+ * timeout_secs (< 0: the kernel's own time); the socket is left blocking.
+ */
 static int
-connect_one(int fd, const struct sockaddr *sa, socklen_t len)
+connect_one(int fd, const struct sockaddr *sa, socklen_t len, double timeout_secs)
 {
-	int err = 0;
+	int err = 0, flags = fcntl(fd, F_GETFL);
 	socklen_t errlen = sizeof(err);
 
-	if (connect(fd, sa, len) == 0)
+	if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0)
+		return -1;
+	if (connect(fd, sa, len) < 0) {
+		if (errno != EINPROGRESS && errno != EINTR)
+			return -1;
+		if (wait_fd_timeout(fd, POLLOUT, timeout_secs) < 0 ||
+		    getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &errlen) < 0)
+			return -1;
+		if (err != 0) {
+			errno = err;
+			return -1;
+		}
+	}
+	return fcntl(fd, F_SETFL, flags);
+}
+
+static int
+gai_flags(const struct tcp_opts *o)
+{
+	return o->numeric ? AI_NUMERICHOST | AI_NUMERICSERV : 0;
+}
+
+/* -s: the local address to connect from, of the family being tried. */
+static int
+bind_source(int fd, const struct tcp_opts *o, int family)
+{
+	const struct addrinfo hints = {
+		.ai_family = family, .ai_socktype = SOCK_STREAM,
+		.ai_flags = AI_PASSIVE | gai_flags(o),
+	};
+	struct addrinfo *list;
+	int gai, r;
+
+	if (o->source == NULL)
 		return 0;
-	if (errno != EINTR && errno != EINPROGRESS)
+	gai = getaddrinfo(o->source, NULL, &hints, &list);
+	if (gai != 0) {
+		errno = gai == EAI_SYSTEM ? errno : EADDRNOTAVAIL;
 		return -1;
-	if (wait_fd(fd, POLLOUT) < 0 ||
-	    getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &errlen) < 0)
+	}
+	r = bind(fd, list->ai_addr, list->ai_addrlen);
+	freeaddrinfo(list);
+	return r;
+}
+
+/* One pass over every address of host; the socket, or -1 with *err, *gai. */
+static int
+connect_round(const char *host, const char *port, const struct tcp_opts *o, int *err,
+    int *gai)
+{
+	const struct addrinfo hints = {
+		.ai_family = o->family, .ai_socktype = SOCK_STREAM, .ai_flags = gai_flags(o),
+	};
+	struct addrinfo *list, *ai;
+	double timeout_secs = o->timeout_secs > 0 ? o->timeout_secs : -1;
+
+	*err = 0;
+	*gai = getaddrinfo(host, port, &hints, &list);
+	if (*gai != 0) {
+		if (*gai == EAI_SYSTEM)
+			*err = errno;
 		return -1;
-	errno = err;
-	return err == 0 ? 0 : -1;
+	}
+	for (ai = list; ai; ai = ai->ai_next) {
+		int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
+
+		if (fd >= 0 && bind_source(fd, o, ai->ai_family) == 0 &&
+		    connect_one(fd, ai->ai_addr, ai->ai_addrlen, timeout_secs) == 0) {
+			freeaddrinfo(list);
+			/*
+			 * A peer that stops reading leaves the data unsent
+			 * (zero window): give up after -w as well.
+			 */
+			if (o->timeout_secs > 0) {
+				unsigned int ms = o->timeout_secs >= 4e6 ? 4000000000U :
+				    (unsigned int)(o->timeout_secs * 1000.0);
+
+				setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &ms, sizeof(ms));
+			}
+			return fd;
+		}
+		*err = errno;
+		if (fd >= 0)
+			close(fd);
+	}
+	freeaddrinfo(list);
+	return -1;
 }
 
 int
-tcp_connect(const char *host, const char *port, int family, double retry_secs)
+tcp_connect(const char *host, const char *port, const struct tcp_opts *o)
 {
-	const struct addrinfo hints = { .ai_family = family, .ai_socktype = SOCK_STREAM };
-	double deadline = now_seconds() + retry_secs;
+	double deadline = now_seconds() + o->retry_secs;
 
 	for (;;) {
-		struct addrinfo *list, *ai;
-		int gai = getaddrinfo(host, port, &hints, &list), err = 0;
+		int err, gai, fd = connect_round(host, port, o, &err, &gai);
 
-		if (gai == 0) {
-			for (ai = list; ai; ai = ai->ai_next) {
-				int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC,
-				    ai->ai_protocol);
-
-				if (fd >= 0 && connect_one(fd, ai->ai_addr, ai->ai_addrlen) == 0) {
-					freeaddrinfo(list);
-					return fd;
-				}
-				err = errno;
-				if (fd >= 0)
-					close(fd);
-			}
-			freeaddrinfo(list);
-		} else if (gai == EAI_SYSTEM)
-			err = errno;
+		if (fd >= 0)
+			return fd;
 		/* A name that does not exist will not appear by waiting. */
 		if ((gai != 0 && gai != EAI_AGAIN && gai != EAI_SYSTEM) ||
 		    now_seconds() >= deadline) {
@@ -106,6 +177,73 @@ tcp_connect(const char *host, const char *port, int family, double retry_secs)
 	}
 }
 
+/* sockaddr_un for path; -1 with ENAMETOOLONG when it does not fit. */
+static int
+unix_address(const char *path, struct sockaddr_un *sun)
+{
+	memset(sun, 0, sizeof(*sun));
+	sun->sun_family = AF_UNIX;
+	if (strlen(path) >= sizeof(sun->sun_path)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	strcpy(sun->sun_path, path);
+	return 0;
+}
+
+int
+unix_connect(const char *path, const struct tcp_opts *o)
+{
+	double deadline = now_seconds() + o->retry_secs;
+	struct sockaddr_un sun;
+
+	if (unix_address(path, &sun) < 0) {
+		warn_errno("%s", path);
+		return -1;
+	}
+	for (;;) {
+		int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0), err;
+
+		/* A full backlog makes a non-blocking connect fail with EAGAIN. */
+		if (fd >= 0 && connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == 0)
+			return fd;
+		err = errno;
+		if (fd >= 0)
+			close(fd);
+		if ((err != ECONNREFUSED && err != ENOENT) || now_seconds() >= deadline) {
+			errno = err;
+			warn_errno("%s", path);
+			return -1;
+		}
+		sleep_seconds(deadline - now_seconds() < 0.1 ?
+		    deadline - now_seconds() : 0.1);
+	}
+}
+
+int
+unix_listen(const char *path)
+{
+	struct sockaddr_un sun;
+	int fd = -1;
+
+	if (unix_address(path, &sun) < 0 ||
+	    (fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0 ||
+	    bind(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0 || listen(fd, 16) < 0) {
+		warn_errno("%s", path);
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static bool
+v4_mapped(const struct addrinfo *ai)
+{
+	return ai->ai_family == AF_INET6 &&
+	    IN6_IS_ADDR_V4MAPPED(&((const struct sockaddr_in6 *)(const void *)ai->ai_addr)->sin6_addr);
+}
+
 static int
 listen_on(const struct addrinfo *ai, bool dual_stack)
 {
@@ -118,10 +256,12 @@ listen_on(const struct addrinfo *ai, bool dual_stack)
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
 	/*
 	 * "::" takes IPv4 too unless -6 asked for IPv6 alone, whatever
-	 * net.ipv6.bindv6only says.
+	 * net.ipv6.bindv6only says; a v4-mapped address (::ffff:127.0.0.1)
+	 * needs IPv4 too.
 	 */
 	if (ai->ai_family == AF_INET6)
-		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, dual_stack ? &off : &on, sizeof(on));
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, dual_stack || v4_mapped(ai) ? &off : &on,
+		    sizeof(on));
 	if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 && listen(fd, 16) == 0)
 		return fd;
 	int err = errno;
@@ -132,16 +272,17 @@ listen_on(const struct addrinfo *ai, bool dual_stack)
 }
 
 int
-tcp_listen(const char *addr, const char *port, int family, struct tcp_name *bound)
+tcp_listen(const char *addr, const char *port, const struct tcp_opts *o, struct tcp_name *bound)
 {
 	struct addrinfo hints = {
-		.ai_family = family, .ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE,
+		.ai_family = o->family, .ai_socktype = SOCK_STREAM,
+		.ai_flags = AI_PASSIVE | gai_flags(o),
 	};
 	struct addrinfo *list, *ai;
 	int gai, fd = -1;
 
 	/* Every address: "::" with IPv4 mapped in, else 0.0.0.0. */
-	if (addr == NULL && family == AF_UNSPEC) {
+	if (addr == NULL && o->family == AF_UNSPEC) {
 		hints.ai_family = AF_INET6;
 		if (getaddrinfo(NULL, port, &hints, &list) == 0) {
 			for (ai = list; ai && fd < 0; ai = ai->ai_next)
@@ -181,36 +322,41 @@ tcp_listen(const char *addr, const char *port, int family, struct tcp_name *boun
 	return fd;
 }
 
+bool
+net_option(int opt, struct tcp_opts *o)
+{
+	switch (opt) {
+	case '4':
+		o->family = AF_INET;
+		return true;
+	case '6':
+		o->family = AF_INET6;
+		return true;
+	case 'n':
+		o->numeric = true;
+		return true;
+	case 'N':
+		/* nc -N: shut down at the end of input, which is what we do. */
+		return true;
+	default:
+		return false;
+	}
+}
+
 int
 tcp_accept(int listen_fd, double timeout_secs, struct tcp_name *peer)
 {
 	double deadline = now_seconds() + timeout_secs;
 
 	for (;;) {
-		struct pollfd pfd = { .fd = listen_fd, .events = POLLIN };
 		struct sockaddr_storage ss;
 		socklen_t len = sizeof(ss);
-		int ms = -1, fd, r;
+		int fd;
 
-		if (timeout_secs >= 0) {
-			double left_secs = deadline - now_seconds();
-
-			/* poll(2) takes an int: a longer wait is several polls. */
-			ms = left_secs <= 0 ? 0 : left_secs >= INT_MAX / 1000.0 ? INT_MAX :
-			    (int)(left_secs * 1000.0) + 1;
-		}
-		r = poll(&pfd, 1, ms);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
+		if (wait_fd_timeout(listen_fd, POLLIN,
+		    timeout_secs < 0 ? -1 : deadline - now_seconds()) < 0)
 			return -1;
-		if (r == 0 && now_seconds() < deadline)
-			continue;
-		if (r == 0) {
-			errno = ETIMEDOUT;
-			return -1;
-		}
-		fd = accept4(listen_fd, (struct sockaddr *)&ss, &len, SOCK_CLOEXEC);
+		fd = accept4(listen_fd, (struct sockaddr *)&ss, &len, SOCK_CLOEXEC | SOCK_NONBLOCK);
 		if (fd >= 0) {
 			if (peer)
 				tcp_name_of((struct sockaddr *)&ss, peer);
@@ -235,7 +381,7 @@ tcp_split(char *spec, char **host, char **port)
 		*close_bracket = '\0';
 		*host = spec + 1;
 		*port = close_bracket + 2;
-		return port_valid(*port, false) ? 0 : -1;
+		return 0;
 	}
 	colon = strchr(spec, ':');
 	/* "::1:9000" is ambiguous: IPv6 needs brackets. */
@@ -244,25 +390,93 @@ tcp_split(char *spec, char **host, char **port)
 	*colon = '\0';
 	*host = spec;
 	*port = colon + 1;
-	return port_valid(*port, false) ? 0 : -1;
+	return 0;
 }
 
 bool
 port_valid(const char *port, bool allow_zero)
 {
 	unsigned long value = 0;
-	const char *p;
+	bool negative = false;
+	const char *p = port;
 
-	if (*port == '\0')
-		return false;
-	for (p = port; *p >= '0' && *p <= '9'; p++)
+	/* What getaddrinfo() takes for a number: strtoul(3)'s syntax. */
+	while (isspace((unsigned char)*p))
+		p++;
+	if (*p == '+' || *p == '-')
+		negative = *p++ == '-';
+	if (*p < '0' || *p > '9')
+		/* A service name ("http") is getaddrinfo()'s to look up. */
+		return *port != '\0' && p == port;
+	for (; *p >= '0' && *p <= '9'; p++)
 		if ((value = value * 10 + (unsigned long)(*p - '0')) > 65535)
 			return false;
-	return *p != '\0' || value > 0 || allow_zero;
+	/* "80x" is neither a number nor a name anyone means. */
+	if (*p != '\0' || (negative && value != 0))
+		return false;
+	return value > 0 || allow_zero;
 }
 
 int
-tcp_finish(int fd)
+tcp_net_parse(const char *spec, struct tcp_net *net)
+{
+	char addr[INET6_ADDRSTRLEN];
+	const char *slash = strchr(spec, '/');
+	size_t len = slash ? (size_t)(slash - spec) : strlen(spec);
+	unsigned long bits;
+	char *end;
+
+	if (len == 0 || len >= sizeof(addr))
+		return -1;
+	memcpy(addr, spec, len);
+	addr[len] = '\0';
+	memset(net, 0, sizeof(*net));
+	if (inet_pton(AF_INET, addr, net->addr) == 1)
+		net->family = AF_INET;
+	else if (inet_pton(AF_INET6, addr, net->addr) == 1)
+		net->family = AF_INET6;
+	else
+		return -1;
+	net->prefix_bits = net->family == AF_INET ? 32 : 128;
+	if (slash) {
+		if (slash[1] < '0' || slash[1] > '9')
+			return -1;
+		bits = strtoul(slash + 1, &end, 10);
+		if (*end != '\0' || bits > net->prefix_bits)
+			return -1;
+		net->prefix_bits = (unsigned int)bits;
+	}
+	/* Peers are named as IPv4 when they are v4-mapped: match them so. */
+	if (net->family == AF_INET6 && IN6_IS_ADDR_V4MAPPED((struct in6_addr *)net->addr) &&
+	    net->prefix_bits >= 96) {
+		memmove(net->addr, net->addr + 12, 4);
+		net->family = AF_INET;
+		net->prefix_bits -= 96;
+	}
+	return 0;
+}
+
+bool
+tcp_net_match(const struct tcp_net *nets, size_t n, const struct tcp_name *peer)
+{
+	unsigned char addr[16];
+	int family = inet_pton(AF_INET, peer->host, addr) == 1 ? AF_INET :
+	    inet_pton(AF_INET6, peer->host, addr) == 1 ? AF_INET6 : AF_UNSPEC;
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned int whole = nets[i].prefix_bits / 8, rest = nets[i].prefix_bits % 8;
+		unsigned char mask = (unsigned char)(0xff00 >> rest);
+
+		if (nets[i].family != family || memcmp(nets[i].addr, addr, whole) != 0)
+			continue;
+		if (rest == 0 || ((nets[i].addr[whole] ^ addr[whole]) & mask) == 0)
+			return true;
+	}
+	return false;
+}
+
+int
+tcp_finish(int fd, double idle_secs)
 {
 	size_t drop_bytes;
 	void *drop = copy_buffer(&drop_bytes);
@@ -270,9 +484,59 @@ tcp_finish(int fd)
 	if (shutdown(fd, SHUT_WR) < 0)
 		return -1;
 	for (;;) {
-		ssize_t n = read_retry(fd, drop, drop_bytes);
+		ssize_t n;
 
+		if (wait_fd_timeout(fd, POLLIN, idle_secs > 0 ? idle_secs : -1) < 0)
+			return -1;
+		n = read_retry(fd, drop, drop_bytes);
 		if (n <= 0)
 			return (int)n;
+	}
+}
+
+/* Closing with a zero linger time sends RST, not FIN. */
+static void
+reset_on_close(int fd)
+{
+	const struct linger reset = { .l_onoff = 1, .l_linger = 0 };
+
+	setsockopt(fd, SOL_SOCKET, SO_LINGER, &reset, sizeof(reset));
+}
+
+void
+tcp_abort(int fd)
+{
+	reset_on_close(fd);
+	close(fd);
+}
+
+static const int *abort_fds;
+static size_t abort_nfds;
+
+static void
+abort_and_die(int sig)
+{
+	for (size_t i = 0; i < abort_nfds; i++)
+		if (abort_fds[i] >= 0)
+			reset_on_close(abort_fds[i]);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+void
+tcp_abort_on_signals(const int *fds, size_t nfds)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
+	struct sigaction sa = { .sa_handler = abort_and_die };
+
+	abort_fds = fds;
+	abort_nfds = nfds;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		struct sigaction old;
+
+		/* Ignored stays ignored (nohup, splice-tee -i, -p). */
+		if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+			sigaction(sigs[i], &sa, NULL);
 	}
 }

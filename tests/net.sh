@@ -30,6 +30,19 @@ reap() {
   [ "$REAPED" -ne 124 ] || fail "$2: hung (killed by timeout)"
 }
 
+# wait_until WHAT CMD...: runs CMD every 0.1 s until it succeeds; after 5 s
+# the case fails, saying WHAT did not happen.
+wait_until() {
+  _what=$1
+  shift
+  _i=0
+  until "$@"; do
+    [ $_i -lt 50 ] || fail "$_what"
+    sleep 0.1
+    _i=$((_i + 1))
+  done
+}
+
 have_ipv6() {
   grep -q '^00000000000000000000000000000001 ' /proc/net/if_inet6 2> /dev/null
 }
@@ -200,12 +213,7 @@ t_one_connection() {
   timeout 30 sh -c 'printf x; sleep 1; cat a' | timeout 30 splice-tonet 127.0.0.1 "$PORT" &
   spid=$!
   bg_started
-  _i=0
-  until [ -s out ]; do
-    [ $_i -lt 50 ] || fail "the first sender's byte did not arrive"
-    sleep 0.1
-    _i=$((_i + 1))
-  done
+  wait_until "the first sender's byte did not arrive" test -s out
   # The first peer is still sending: nobody listens for a second.
   run_status st timeout 10 splice-tonet 127.0.0.1 "$PORT" < a 2> serr
   status 1 "$(cat st)" "a second sender"
@@ -379,10 +387,11 @@ t_timeout() {
   [ ! -s out ] || fail "bytes on stdout"
 }
 
-tcase t_poll_nonblock "-w, -n, -s and --pipe-size: same bytes"
+tcase t_poll_nonblock "--poll, --nonblock, -s and --pipe-size: same bytes"
 t_poll_nonblock() {
   random_file f 10000000
-  for opts in "-w" "-n" "-w -n" "-s 4097" "-w -s 1K" "--pipe-size 4096 -n"; do
+  for opts in "--poll" "--nonblock" "--poll --nonblock" "-s 4097" "--poll -s 1K" \
+    "--pipe-size 4096 --nonblock"; do
     for outkind in pipe file; do
       # shellcheck disable=SC2086
       receive 127.0.0.1 "$outkind" $opts
@@ -517,7 +526,7 @@ tcase t_usage "usage errors exit 2 with a hint; --help and -V"
 t_usage() {
   for cmd in "splice-tonet" "splice-tonet 127.0.0.1" "splice-tonet a b c" \
     "splice-tonet --retry -1 h 1" "splice-tonet --retry x h 1" "splice-tonet --retry nan h 1" \
-    "splice-tonet -x h 1" "splice-fromnet" "splice-fromnet 1 2" "splice-fromnet -s 0 0" \
+    "splice-tonet -x h 1" "splice-fromnet" "splice-fromnet 1 2 3" "splice-fromnet -s 0 0" \
     "splice-fromnet --timeout -2 0" "splice-fromnet --timeout 1s 0" "splice-fromnet -s 1Q 0" \
     "splice-fromnet --bogus 0"; do
     # shellcheck disable=SC2086
@@ -536,7 +545,7 @@ t_usage() {
     $tool -V > out || fail "$tool -V"
     grep -qx "$tool (splice-tools) [0-9]*\.[0-9]*\.[0-9]*" out || fail "version: $(cat out)"
   done
-  for opt in --bind --keep-open --chunk --wait --nonblock --timeout --strict --progress; do
+  for opt in --bind --keep-open --chunk --poll --nonblock --timeout --allow --strict --progress; do
     splice-fromnet --help | grep -q -- "$opt" || fail "splice-fromnet --help lacks $opt"
   done
   splice-tonet --help | grep -q -- --retry || fail "splice-tonet --help lacks --retry"
@@ -556,6 +565,448 @@ t_port_range() {
   done
   run_status st splice-tonet 127.0.0.1 0 < /dev/null 2> err
   status 2 "$(cat st)" "splice-tonet to port 0"
+}
+
+# ---- nothing held back, nothing hangs, nc's habits -----------------------------
+
+# stamp_tools: two scripts in the case dir.  ./drip STAMPS writes a, b and c
+# to stdout one second apart (after half a second for the reader to start),
+# noting "LETTER NANOSECONDS" in STAMPS as each leaves; ./stamp STAMPS reads
+# stdin a byte at a time, noting each arrival.
+stamp_tools() {
+  printf '%s\n' '#!/bin/sh' 'sleep 0.5' 'for c in a b c; do' '  [ "$c" = a ] || sleep 1' \
+    '  printf %s "$c"' '  echo "$c $(date +%s%N)" >> "$1"' 'done' > drip
+  printf '%s\n' '#!/bin/sh' 'while c=$(dd bs=1 count=1 2> /dev/null) && [ -n "$c" ]; do' \
+    '  echo "$c $(date +%s%N)" >> "$1"' 'done' > stamp
+  # For socat, which splits its EXEC command at spaces itself.
+  printf '%s\n' '#!/bin/sh' 'splice-cat | ./stamp got' > catstamp
+  chmod +x drip stamp catstamp
+}
+
+# Bytes are "held back" when they wait inside splice(2) for the next ones,
+# which come a second later.  50 ms is the promise; a busy machine gets
+# three tries.
+LIMIT_MS=50
+[ -z "${VALGRIND:-}" ] || LIMIT_MS=500
+
+# within_limit WHAT CMD...: runs CMD (which fills "sent" and "got") up to
+# three times, until every letter reached the reader within LIMIT_MS.
+within_limit() {
+  _what=$1
+  shift
+  for _attempt in 1 2 3; do
+    rm -f sent got
+    "$@"
+    # The reader may still be writing down the last letter.
+    _i=0
+    while [ "$(cat got 2> /dev/null | wc -l)" -lt 3 ] && [ $_i -lt 30 ]; do
+      sleep 0.1
+      _i=$((_i + 1))
+    done
+    late=$(join sent got | awk '{ printf "%s:%d ", $1, ($3 - $2) / 1e6 }')
+    if [ "$(join sent got | wc -l)" -eq 3 ] &&
+      join sent got | awk -v l="$LIMIT_MS" '($3 - $2) / 1e6 > l { b = 1 } END { exit b }'; then
+      echo "NOTE: $_what: ms from send to the reader: $late"
+      return 0
+    fi
+    echo "attempt $_attempt: ms late: $late" >&2
+  done
+  fail "$_what: bytes held back (ms late: $late; limit $LIMIT_MS)"
+}
+
+# drip_to_fromnet [OPTS]...: ./drip | nc -N -> splice-fromnet OPTS | ./stamp.
+drip_to_fromnet() {
+  rm -f err
+  timeout 20 sh -c 'splice-fromnet -b 127.0.0.1 "$@" 0 2> err | ./stamp got' sh "$@" &
+  _p=$!
+  bg_started
+  PORT=$(listen_port err "$_p")
+  ./drip sent | timeout 20 nc -N 127.0.0.1 "$PORT"
+  reap "$_p" "splice-fromnet | stamp"
+}
+
+tcase t_no_holding_fromnet "each byte that arrives reaches splice-fromnet's reader within 50 ms (a, b, c a second apart)"
+t_no_holding_fromnet() {
+  need nc
+  stamp_tools
+  for opts in "" "--poll" "--nonblock" "-s 1" "-w 10"; do
+    # shellcheck disable=SC2086
+    within_limit "splice-fromnet $opts" drip_to_fromnet $opts
+  done
+}
+
+# socat_port ERR: the port socat -d -d names in ERR, waiting up to 5 s.
+socat_port() {
+  wait_until "socat did not listen" grep -q 'listening on .*:[0-9][0-9]*$' "$1" 2> /dev/null
+  sed -n 's/.*listening on .*:\([0-9][0-9]*\)$/\1/p' "$1"
+}
+
+# drip_to_cat KIND: ./drip -> socat -> splice-cat's stdin | ./stamp, where
+# stdin is the TCP socket itself (KIND tcp) or a terminal (KIND pty).
+drip_to_cat() {
+  if [ "$1" = tcp ]; then
+    rm -f serr
+    timeout 20 socat -d -d TCP-LISTEN:0,bind=127.0.0.1 \
+      EXEC:./catstamp,nofork 2> serr &
+    _p=$!
+    bg_started
+    ./drip sent | timeout 20 nc -N 127.0.0.1 "$(socat_port serr)"
+  else
+    ./drip sent | timeout 20 socat -u STDIN EXEC:./catstamp,pty,rawer &
+    _p=$!
+    bg_started
+  fi
+  reap "$_p" "socat"
+}
+
+tcase t_no_holding_cat "splice-cat, stdin a socket or a terminal: each byte reaches its reader within 50 ms"
+t_no_holding_cat() {
+  need nc socat
+  stamp_tools
+  within_limit "socket | splice-cat" drip_to_cat tcp
+  within_limit "pty | splice-cat" drip_to_cat pty
+}
+
+# idle_sender TEXT PORT: splice-tonet sends TEXT to 127.0.0.1 PORT, then its
+# stdin stays open and idle; what the peer sends back goes to "reply".
+idle_sender() {
+  rm -f idle.fifo reply
+  mkfifo idle.fifo
+  timeout 30 sh -c 'printf %s "$1"; exec sleep 30' sh "$1" > idle.fifo &
+  bg_started
+  timeout 30 splice-tonet 127.0.0.1 "$2" < idle.fifo > reply &
+  bg_started
+}
+
+tcase t_reader_killable "the reader of splice-fromnet dies of SIGKILL at once while the peer is idle"
+t_reader_killable() {
+  rm -f out err
+  timeout 30 splice-fromnet -v -b 127.0.0.1 0 2> err | cat > out &
+  reader=$!
+  bg_started
+  PORT=$(listen_port err "$reader")
+  idle_sender a "$PORT"
+  # Whether or not the byte got through, the reader waits on the pipe now.
+  wait_until "no connection" grep -q "connection from" err
+  sleep 0.5
+  kill -KILL "$reader"
+  _i=0
+  while [ "$(cut -d' ' -f3 "/proc/$reader/stat" 2> /dev/null || echo Z)" != Z ]; do
+    [ $_i -lt 20 ] ||
+      fail "the reader survived SIGKILL for 2 s (state $(cut -d' ' -f3 "/proc/$reader/stat"))"
+    sleep 0.1
+    _i=$((_i + 1))
+  done
+}
+
+tcase t_poll_every_splice "splice-fromnet polls before every splice from the socket (into a pipe; --poll)"
+t_poll_every_splice() {
+  need strace
+  random_file f 3000000
+  for mode in pipe --poll; do
+    rm -f out err trace
+    if [ "$mode" = pipe ]; then
+      traced -o trace -e trace=accept4,poll,ppoll,splice \
+        splice-fromnet -b 127.0.0.1 0 2> err | timeout 60 cat > out &
+    else
+      timeout 60 sh -c 'ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" strace -o trace \
+        -e trace=accept4,poll,ppoll,splice splice-fromnet --poll -b 127.0.0.1 0 2> err > out' &
+    fi
+    _p=$!
+    bg_started
+    PORT=$(listen_port err "$_p")
+    # A sender that pauses: the socket is often empty.
+    timeout 60 sh -c 'for i in 1 2 3 4 5 6; do head -c 500000; sleep 0.05; done' < f |
+      timeout 60 splice-tonet 127.0.0.1 "$PORT"
+    reap "$_p" "splice-fromnet $mode"
+    same f out
+    mentions trace "+++ exited with 0 +++"
+    sock=$(sed -n 's/^accept4(.*) = \([0-9][0-9]*\)$/\1/p' trace | head -n 1)
+    [ -n "$sock" ] || { cat trace >&2; fail "no accept4 in the trace"; }
+    awk -v s="$sock" '
+      /^p?poll\(/ && index($0, "fd=" s ",") { polled = 1 }
+      index($0, "splice(" s ",") == 1 { n++; if (!polled) bad++; polled = 0 }
+      END { printf "%d splices from the socket, %d without a poll first\n", n, bad; exit bad > 0 }
+    ' trace > verdict || { cat verdict >&2; fail "splice-fromnet $mode: a splice without a poll"; }
+  done
+}
+
+# echo_server: socat echoes what it gets (EXEC:cat); sets EPORT.
+echo_server() {
+  rm -f eerr
+  timeout 60 socat -d -d TCP-LISTEN:0,bind=127.0.0.1,reuseaddr EXEC:cat 2> eerr &
+  bg_started
+  EPORT=$(socat_port eerr)
+}
+
+tcase t_echo "splice-tonet against an echo server: 100 MiB out and back, byte-exact, no deadlock; --no-reply"
+t_echo() {
+  need socat
+  random_file f 104857600
+  for inkind in file pipe; do
+    for outkind in file pipe; do
+      echo_server
+      cmd='timeout 30 splice-tonet 127.0.0.1 "$1"'
+      [ "$inkind" = file ] && cmd="$cmd < f" || cmd="cat f | $cmd"
+      [ "$outkind" = file ] && cmd="$cmd > out" || cmd="$cmd | cat > out"
+      rm -f out
+      run_status st sh -c "$cmd" sh "$EPORT" 2> serr
+      [ "$(cat st)" -eq 0 ] ||
+        { cat serr >&2; fail "echo, stdin $inkind, stdout $outkind: exit $(cat st)"; }
+      cmp f out || fail "echo, stdin $inkind, stdout $outkind: the echo differs"
+    done
+  done
+  echo_server
+  run_status st timeout 30 splice-tonet --no-reply 127.0.0.1 "$EPORT" < f > out 2> serr
+  status 0 "$(cat st)" "splice-tonet --no-reply"
+  [ ! -s out ] || fail "--no-reply wrote the echo"
+}
+
+tcase t_reply_now "a peer's reply reaches splice-tonet's stdout as it comes, while stdin is still open"
+t_reply_now() {
+  need socat
+  echo_server
+  idle_sender hello "$EPORT"
+  wait_until "the echo did not come back within 5 s" grep -qx hello reply
+}
+
+# never_accepting: a listener (perl) with the smallest backlog that never
+# accepts; one client fills its queue, and after that SYNs are dropped, so
+# connect(2) would wait for minutes.  Sets NPORT.
+never_accepting() {
+  need perl
+  timeout 60 perl -e '
+    use Socket;
+    socket(my $s, PF_INET, SOCK_STREAM, 0) or die "socket: $!";
+    bind($s, pack_sockaddr_in(0, inet_aton("127.0.0.1"))) or die "bind: $!";
+    listen($s, 0) or die "listen: $!";
+    $| = 1;
+    print((unpack_sockaddr_in(getsockname($s)))[0], "\n");
+    sleep 60;' > nport &
+  bg_started
+  wait_until "no listener" test -s nport
+  NPORT=$(cat nport)
+}
+
+# took_at_most SECS WHAT: the time since START (date +%s%N) is SECS or less.
+took_at_most() {
+  _secs=$(( ($(date +%s%N) - START) / 1000000000 ))
+  [ "$_secs" -le "$1" ] || fail "$2 took $_secs s"
+}
+
+tcase t_wait_timeout "-w SECS: a full backlog, a peer that never reads, an idle peer: given up on, exit 1"
+t_wait_timeout() {
+  never_accepting
+  # The first client is queued: it sends until the buffers are full, then
+  # nothing moves.
+  START=$(date +%s%N)
+  run_status st timeout 20 splice-tonet -v -w 1 127.0.0.1 "$NPORT" < /dev/zero 2> serr
+  status 1 "$(cat st)" "splice-tonet -w 1 to a peer that never reads"
+  mentions serr "connected to 127.0.0.1 $NPORT"
+  mentions serr "^splice-tonet: 127.0.0.1 $NPORT: Connection timed out$"
+  took_at_most 4 "splice-tonet -w 1 (idle)"
+  # The queue is full now: SYNs are dropped.
+  for cmd in "splice-tonet -w 1 127.0.0.1 $NPORT" "splice-tee -w 1 -n 127.0.0.1:$NPORT"; do
+    START=$(date +%s%N)
+    # shellcheck disable=SC2086
+    run_status st timeout 20 $cmd < /dev/null > /dev/null 2> serr
+    status 1 "$(cat st)" "$cmd to a full backlog"
+    mentions serr "127.0.0.1.$NPORT: Connection timed out$"
+    took_at_most 4 "$cmd (connect)"
+  done
+  # splice-fromnet -k -w 1: an idle peer is dropped, the next one served.
+  random_file f 100000
+  receive 127.0.0.1 file -k -w 1 --timeout 3
+  idle_sender a "$PORT"
+  sleep 0.3
+  START=$(date +%s%N)
+  send 127.0.0.1 file f
+  took_at_most 4 "the sender after an idle one"
+  reap "$RPID" "splice-fromnet -k -w 1"
+  status 1 "$REAPED" "splice-fromnet -k -w 1 after an idle peer"
+  mentions err "^splice-fromnet: 127.0.0.1 port [0-9]*: Connection timed out$"
+  { printf a; cat f; } > ref
+  same ref out
+}
+
+tcase t_abort_resets "a sender that gives up (SIGTERM, SIGHUP, --output-error=exit) resets: the receiver exits 1, says so"
+t_abort_resets() {
+  mkfifo yfifo ofifo
+  for tool in splice-tonet splice-tee; do
+    receive 127.0.0.1 file
+    timeout 60 yes > yfifo &
+    ypid=$!
+    bg_started
+    # Not under timeout(1): $! must be the tool itself.
+    if [ $tool = splice-tonet ]; then
+      splice-tonet 127.0.0.1 "$PORT" < yfifo 2> serr &
+      sig=TERM
+    else
+      # A background job ignores SIGINT: SIGHUP stands for the signals.
+      # Stdout a pipe, which --strict needs.
+      timeout 60 cat ofifo > /dev/null &
+      bg_started
+      splice-tee -n "127.0.0.1:$PORT" < yfifo > ofifo 2> serr &
+      sig=HUP
+    fi
+    spid=$!
+    bg_started
+    sleep 0.5
+    kill -"$sig" "$spid"
+    set +e
+    wait "$spid"
+    sst=$?
+    set -e
+    kill "$ypid" 2> /dev/null || :
+    [ "$sst" -gt 128 ] || fail "$tool after SIG$sig: exit $sst"
+    reap "$RPID" "splice-fromnet"
+    status 1 "$REAPED" "splice-fromnet after $tool got SIG$sig"
+    mentions err "Connection reset by peer$"
+  done
+  # --output-error=exit: a failing file ends splice-tee; its peer is reset.
+  receive 127.0.0.1 file
+  # Stdout a pipe, which --strict needs; st is splice-tee's status.
+  { yes | head -c 50000000 |
+    run_status st timeout 30 splice-tee --output-error=exit -n "127.0.0.1:$PORT" /dev/full \
+      2> terr; } | cat > /dev/null
+  status 1 "$(cat st)" "splice-tee --output-error=exit"
+  reap "$RPID" "splice-fromnet"
+  status 1 "$REAPED" "splice-fromnet after splice-tee gave up"
+  mentions err "Connection reset by peer$"
+}
+
+tcase t_port_syntax "ports as getaddrinfo reads them (' 70000', '+70000' wrap) and '80x' are usage errors, exit 2"
+t_port_syntax() {
+  for port in " 70000" "+70000" "80x" "-1" "65536 "; do
+    # A port taken for another would listen: time out, do not hang.
+    run_status st timeout 5 splice-fromnet -b 127.0.0.1 -- "$port" < /dev/null > /dev/null 2> err
+    status 2 "$(cat st)" "splice-fromnet '$port'"
+    mentions err "invalid PORT '$port'"
+    run_status st timeout 5 splice-tonet -- 127.0.0.1 "$port" < /dev/null > /dev/null 2> err
+    status 2 "$(cat st)" "splice-tonet 127.0.0.1 '$port'"
+    mentions err "invalid PORT '$port'"
+    run_status st timeout 5 splice-tee -n "127.0.0.1:$port" < /dev/null > /dev/null 2> err
+    status 2 "$(cat st)" "splice-tee -n '127.0.0.1:$port'"
+  done
+  # What getaddrinfo takes as 0 to 65535 stays valid: " 0" is port 0.
+  run_status st timeout 10 splice-fromnet -b 127.0.0.1 --timeout 0.1 -- " 0" 2> err
+  status 1 "$(cat st)" "splice-fromnet ' 0' (no peer)"
+  mentions err "listening on 127.0.0.1 port [1-9]"
+}
+
+# listen_on OPERANDS...: splice-fromnet OPERANDS > out in the background; RPID, PORT.
+listen_on() {
+  rm -f out err
+  timeout 30 splice-fromnet "$@" > out 2> err &
+  RPID=$!
+  bg_started
+  PORT=$(listen_port err "$RPID")
+}
+
+tcase t_address_syntax "HOST PORT, HOST:PORT, [V6]:PORT on both tools; -b ::ffff:127.0.0.1 is IPv4; -n"
+t_address_syntax() {
+  random_file f 100000
+  listen_on 127.0.0.1:0
+  mentions err "listening on 127.0.0.1 port $PORT"
+  run_status st timeout 30 splice-tonet -N "127.0.0.1:$PORT" < f
+  status 0 "$(cat st)" "splice-tonet 127.0.0.1:$PORT"
+  receive_done "HOST:PORT"
+  same f out
+  # HOST PORT, as nc -l takes it; -l is accepted.
+  listen_on -l 127.0.0.1 0
+  send 127.0.0.1 file f -n
+  receive_done "HOST PORT"
+  same f out
+  # A v4-mapped address is IPv4, as for nc and socat.
+  receive ::ffff:127.0.0.1 file
+  mentions err "listening on 127.0.0.1 port $PORT"
+  send 127.0.0.1 file f
+  receive_done "-b ::ffff:127.0.0.1"
+  same f out
+  if have_ipv6; then
+    listen_on "[::1]:0"
+    mentions err "listening on ::1 port $PORT"
+    run_status st timeout 30 splice-tonet "[::1]:$PORT" < f
+    status 0 "$(cat st)" "splice-tonet [::1]:$PORT"
+    receive_done "[::1]:PORT"
+    same f out
+  fi
+  # -n: no DNS.
+  run_status st timeout 10 splice-tonet -n localhost 9 < /dev/null 2> serr
+  status 1 "$(cat st)" "splice-tonet -n localhost"
+  mentions serr "^splice-tonet: localhost 9: "
+  run_status st splice-fromnet -b 127.0.0.1 127.0.0.1 0 < /dev/null 2> err
+  status 2 "$(cat st)" "splice-fromnet with both -b and HOST"
+}
+
+
+tcase t_unix "-U PATH: a Unix-domain stream socket on both ends, spliced (--strict), byte-exact; nc -U"
+t_unix() {
+  random_file f 10000000
+  for outkind in pipe file; do
+    rm -f out err sock
+    if [ "$outkind" = pipe ]; then
+      timeout 30 sh -c 'splice-fromnet --strict -v -U sock 2> err | cat > out' &
+    else
+      timeout 30 splice-fromnet --strict -v -U sock > out 2> err &
+    fi
+    RPID=$!
+    bg_started
+    wait_until "no 'listening on sock' line" grep -q "listening on sock$" err
+    run_status st sh -c 'cat f | timeout 30 splice-tonet --strict -U sock' 2> serr
+    [ "$(cat st)" -eq 0 ] || { cat serr >&2; fail "splice-tonet -U: exit $(cat st)"; }
+    reap "$RPID" "splice-fromnet -U"
+    status 0 "$REAPED" "splice-fromnet -U (stdout $outkind)"
+    same f out
+    mentions err "sock: 10000000 bytes received"
+    [ ! -e sock ] || fail "splice-fromnet left its socket file behind"
+  done
+  if command -v nc > /dev/null; then
+    rm -f out err
+    timeout 30 splice-fromnet -U sock > out 2> err &
+    RPID=$!
+    bg_started
+    wait_until "no socket file" test -S sock
+    run_status st timeout 30 nc -N -U sock < f
+    status 0 "$(cat st)" "nc -N -U to splice-fromnet -U"
+    reap "$RPID" "splice-fromnet -U"
+    same f out
+  fi
+  run_status st splice-tonet -U sock 127.0.0.1 9 < /dev/null 2> serr
+  status 2 "$(cat st)" "splice-tonet -U with HOST PORT"
+}
+
+tcase t_allow "--allow: a peer from 127.0.0.2 is closed at once and named with -v; allowed ones get in"
+t_allow() {
+  random_file a 100000
+  random_file b 200000
+  receive 127.0.0.1 file -k --timeout 2 -v --allow 127.0.0.1 --allow ::1/128
+  run_status st timeout 10 splice-tonet -s 127.0.0.2 127.0.0.1 "$PORT" < a 2> serr
+  status 1 "$(cat st)" "splice-tonet from 127.0.0.2, not allowed"
+  send 127.0.0.1 file b
+  receive_done "--allow"
+  mentions err "refused connection from 127.0.0.2 port [0-9]* (not in --allow)"
+  same b out
+  # A prefix lets a whole network in.
+  receive 127.0.0.1 file --allow 127.0.0.0/8
+  send 127.0.0.1 file a -s 127.0.0.2
+  receive_done "--allow 127.0.0.0/8"
+  same a out
+  for spec in 127.0.0.1/33 ::1/129 localhost 127.0.0.1/ 10.0.0.0/x; do
+    run_status st splice-fromnet --allow "$spec" 0 < /dev/null 2> err
+    status 2 "$(cat st)" "--allow $spec"
+  done
+}
+
+tcase t_long_timeout "--timeout and -w past 2^31 ms (about 25 days) wait as asked: neither end at once nor break"
+t_long_timeout() {
+  random_file f 1000
+  receive 127.0.0.1 file --timeout 2147484 -w 9999999
+  sleep 0.5
+  kill -0 "$RPID" || fail "splice-fromnet --timeout 2147484 ended at once"
+  send 127.0.0.1 file f -w 9999999
+  receive_done "long timeouts"
+  same f out
 }
 
 run_area "$@"

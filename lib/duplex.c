@@ -1,0 +1,308 @@
+/*
+ * duplex.c: both directions of a socket at once, as nc does: standard
+ * input to the peer while the peer's replies go to standard output.  See
+ * splice.h.
+ *
+ * One poll(2) loop, and no call that can wait: a peer that echoes what it
+ * gets stops reading once nobody reads its replies, so a sender that only
+ * sends (or only waits for its input) deadlocks against it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/ioctl.h>
+#include <sys/sendfile.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "splice.h"
+
+/* One direction: from -> to, straight, or through a pipe of its own. */
+struct way {
+	int from, to;
+	enum duplex_party from_party, to_party;
+	enum xfer_method how;	/* M_SPLICE, M_SENDFILE, M_SPLICE_PIPE or M_READ_WRITE (drop) */
+	bool to_is_socket;
+	long cap;		/* capacity of the pipe from, for SPLICE_F_MORE */
+	int stage[2];		/* M_SPLICE_PIPE: from -> stage -> to */
+	size_t stage_cap, staged;
+	bool copy_in, copy_out;	/* splice(2) refused on that side: read/write */
+	bool done;
+	uint64_t moved;
+	int wait_fd;		/* what the way waits for */
+	short wait_events;
+};
+
+static int
+way_fail(struct duplex *d, enum duplex_party party, const char *call, int err)
+{
+	d->party = party;
+	d->call = call;
+	d->err = err;
+	return -1;
+}
+
+/*
+ * The kernel refused splice(2) or sendfile(2) before the first byte, on
+ * the side of party.
+ */
+static int
+way_refused(struct duplex *d, struct way *w, const char *call, int err,
+    enum duplex_party party)
+{
+	if (w->how == M_SPLICE || w->how == M_SENDFILE) {
+		/* Through a pipe of ours, which both ends can splice with. */
+		if (d->opts.verbose > 1)
+			note("%s refused, trying splice via pipe", call);
+		w->how = M_SPLICE_PIPE;
+		w->wait_fd = w->from;
+		w->wait_events = POLLIN;
+		return 0;
+	}
+	if (d->opts.strict) {
+		d->refused = true;
+		return way_fail(d, party, call, err);
+	}
+	if (d->opts.verbose > 1)
+		note("%s refused, using read/write", call);
+	return 0;
+}
+
+static void
+way_account(struct duplex *d, struct way *w, enum xfer_method m, size_t n)
+{
+	w->moved += n;
+	account(m, n);
+	if (w->to_is_socket)
+		d->sent += n;
+	else
+		d->received += n;
+}
+
+static void
+way_wait(struct way *w, int fd, short events)
+{
+	w->wait_fd = fd;
+	w->wait_events = events;
+}
+
+/* The end of from: the peer hears of it, or the replies are all out. */
+static int
+way_end(struct duplex *d, struct way *w)
+{
+	w->done = true;
+	if (w->to_is_socket && shutdown(w->to, SHUT_WR) < 0)
+		return way_fail(d, w->to_party, "shutdown", errno);
+	return 0;
+}
+
+/* M_SPLICE_PIPE: what the stage holds, to w->to. */
+static int
+way_drain(struct duplex *d, struct way *w)
+{
+	enum xfer_side side = SIDE_OUTPUT;
+	ssize_t n;
+
+	if (w->copy_out)
+		n = copy_once(w->stage[0], w->to, w->staged, &side);
+	else
+		n = splice(w->stage[0], NULL, w->to, NULL, w->staged, SPLICE_F_NONBLOCK);
+	if (n > 0) {
+		w->staged -= (size_t)n;
+		way_account(d, w, w->copy_out ? M_READ_WRITE : M_SPLICE_PIPE, (size_t)n);
+		if (w->staged == 0)
+			way_wait(w, w->from, POLLIN);
+		return 0;
+	}
+	if (n == 0)
+		return way_fail(d, PARTY_NONE, "read", EIO);
+	if (errno == EINTR)
+		return 0;
+	if (errno == EAGAIN) {
+		way_wait(w, w->to, POLLOUT);
+		return 0;
+	}
+	if (!w->copy_out && w->moved == 0 && err_is_refusal(errno)) {
+		/* The stage still holds the bytes: try again at once. */
+		w->copy_out = true;
+		way_wait(w, w->to, POLLOUT);
+		return way_refused(d, w, "splice", errno, w->to_party);
+	}
+	return way_fail(d, side == SIDE_INPUT ? PARTY_NONE : w->to_party,
+	    w->copy_out ? "write" : "splice", errno);
+}
+
+/* One call that moves what is there now; 0, or -1 with d's error set. */
+static int
+way_step(struct duplex *d, struct way *w)
+{
+	size_t drop_bytes;
+	char *buf = copy_buffer(&drop_bytes);
+	unsigned int flags = SPLICE_F_NONBLOCK;
+	const char *call = "splice";
+	int queued = 0;
+	ssize_t n;
+
+	if (w->staged > 0)
+		return way_drain(d, w);
+	switch (w->how) {
+	case M_SENDFILE:
+		call = "sendfile";
+		n = sendfile(w->to, w->from, NULL, 16 << 20);
+		break;
+	case M_SPLICE_PIPE:
+		if (w->stage[0] < 0) {
+			long cap;
+
+			if (pipe_open(w->stage, &d->opts) < 0)
+				return way_fail(d, PARTY_NONE, "pipe2", errno);
+			cap = pipe_capacity(w->stage[0]);
+			w->stage_cap = cap > 0 ? (size_t)cap : 65536;
+		}
+		if (w->copy_in) {
+			call = "read";
+			n = read(w->from, buf, w->stage_cap < drop_bytes ? w->stage_cap : drop_bytes);
+			/* The stage is empty: this fits without waiting. */
+			if (n > 0 && write_all(w->stage[1], buf, (size_t)n) < 0)
+				return way_fail(d, PARTY_NONE, "write", errno);
+		} else
+			n = splice(w->from, NULL, w->stage[1], NULL, w->stage_cap, flags);
+		if (n > 0) {
+			w->staged = (size_t)n;
+			return way_drain(d, w);
+		}
+		break;
+	case M_READ_WRITE:
+		/* The replies nobody wants (--no-reply): dropped. */
+		call = "read";
+		n = read(w->from, buf, drop_bytes);
+		if (n > 0) {
+			d->received += (uint64_t)n;
+			return 0;
+		}
+		break;
+	default:
+		/* Full pipe, more to come: let TCP fill its segments. */
+		if (w->cap > 0 && ioctl(w->from, FIONREAD, &queued) == 0 && queued >= w->cap)
+			flags |= SPLICE_F_MORE;
+		n = splice(w->from, NULL, w->to, NULL, 1 << 30, flags);
+		break;
+	}
+	if (n > 0) {
+		way_account(d, w, w->how, (size_t)n);
+		return 0;
+	}
+	if (n == 0)
+		return way_end(d, w);
+	if (errno == EINTR)
+		return 0;
+	if (errno == EAGAIN) {
+		/* Nothing to read, or no room on the other side? */
+		if (w->how == M_SENDFILE ||
+		    (w->how == M_SPLICE && ioctl(w->from, FIONREAD, &queued) == 0 && queued > 0))
+			way_wait(w, w->to, POLLOUT);
+		else
+			way_wait(w, w->from, POLLIN);
+		return 0;
+	}
+	if (w->moved == 0 && w->how != M_READ_WRITE && !w->copy_in && err_is_refusal(errno)) {
+		if (w->how == M_SPLICE_PIPE)
+			w->copy_in = true;
+		return way_refused(d, w, call, errno, w->from_party);
+	}
+	/* splice(2) does not say which side failed: a socket's errors are the peer's. */
+	if (err_is_output(errno) || (w->to_is_socket && err_is_socket(errno)))
+		return way_fail(d, w->to_party, call, errno);
+	return way_fail(d, w->from_party, call, errno);
+}
+
+static void
+way_init(struct way *w, int from, int to, bool to_is_socket)
+{
+	*w = (struct way){
+		.from = from, .to = to, .to_is_socket = to_is_socket,
+		.from_party = to_is_socket ? PARTY_IN : PARTY_PEER,
+		.to_party = to_is_socket ? PARTY_PEER : PARTY_OUT,
+		.stage = { -1, -1 }, .wait_fd = from, .wait_events = POLLIN,
+	};
+	if (fd_is_pipe(from) || fd_is_pipe(to)) {
+		w->how = M_SPLICE;
+		w->cap = to_is_socket ? pipe_capacity(from) : 0;
+	} else if (to_is_socket && fd_is_regular(from))
+		w->how = M_SENDFILE;
+	else
+		w->how = M_SPLICE_PIPE;
+	/* A regular file is always readable: wait for room in the socket. */
+	if (w->how == M_SENDFILE)
+		way_wait(w, to, POLLOUT);
+}
+
+static void
+way_close(struct way *w)
+{
+	if (w->stage[0] >= 0) {
+		close(w->stage[0]);
+		close(w->stage[1]);
+	}
+}
+
+static int
+duplex_loop(struct duplex *d, struct way *ways)
+{
+	double deadline = d->idle_secs > 0 ? now_seconds() + d->idle_secs : -1;
+
+	while (!ways[0].done || !ways[1].done) {
+		struct pollfd pfds[2];
+		nfds_t n = 0;
+		int r;
+
+		for (int i = 0; i < 2; i++)
+			if (!ways[i].done)
+				pfds[n++] = (struct pollfd){
+					.fd = ways[i].wait_fd, .events = ways[i].wait_events,
+				};
+		r = poll(pfds, n, poll_timeout_ms(deadline));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return way_fail(d, PARTY_NONE, "poll", errno);
+		if (r == 0) {
+			if (now_seconds() >= deadline)
+				return way_fail(d, PARTY_PEER, "poll", ETIMEDOUT);
+			continue;
+		}
+		if (d->idle_secs > 0)
+			deadline = now_seconds() + d->idle_secs;
+		n = 0;
+		for (int i = 0; i < 2; i++) {
+			if (ways[i].done)
+				continue;
+			if (pfds[n++].revents != 0 && way_step(d, &ways[i]) < 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+int
+duplex_run(struct duplex *d)
+{
+	struct way ways[2];
+	int flags = fcntl(d->sock, F_GETFL), r;
+
+	d->sent = d->received = 0;
+	d->party = PARTY_NONE;
+	d->err = 0;
+	d->call = NULL;
+	d->refused = false;
+	if (flags < 0 || fcntl(d->sock, F_SETFL, flags | O_NONBLOCK) < 0)
+		return way_fail(d, PARTY_PEER, "fcntl", errno);
+	way_init(&ways[0], d->in, d->sock, true);
+	way_init(&ways[1], d->sock, d->out, false);
+	if (d->no_reply)
+		ways[1].how = M_READ_WRITE;
+	r = duplex_loop(d, ways);
+	way_close(&ways[0]);
+	way_close(&ways[1]);
+	return r;
+}
