@@ -592,12 +592,16 @@ e_closed_net() {
   status 0 "$REAPED" "splice-fromnet <&-"
   status 0 "$(cat st)" "splice-tonet to splice-fromnet <&-"
   same in out
-  # tonet: stdin needed; stdout (the peer's replies) and stderr not, for a
-  # silent peer.
+  # tonet: stdin needed, and stdout for the peer's replies, both named
+  # before any connection is tried; with --no-reply stdout is not needed.
   run_status st timeout 10 sh -c 'exec splice-tonet 127.0.0.1 9 <&-' 2> err
   hung "splice-tonet <&-"
   status 1 "$(cat st)" "splice-tonet <&-"
   mentions err "standard input"
+  run_status st timeout 10 sh -c 'exec splice-tonet 127.0.0.1 9 >&-' < in 2> err
+  hung "splice-tonet >&-"
+  status 1 "$(cat st)" "splice-tonet >&-"
+  mentions err "standard output: Bad file descriptor"
   for r in ">&-" "2>&-" ">&- 2>&-"; do
     rm -f out
     rm -f ferr
@@ -605,7 +609,7 @@ e_closed_net() {
     rpid=$!
     bg_started
     port=$(listen_port ferr "$rpid")
-    run_status st timeout 10 sh -c "exec splice-tonet 127.0.0.1 $port < in $r" 2> terr
+    run_status st timeout 10 sh -c "exec splice-tonet --no-reply 127.0.0.1 $port < in $r" 2> terr
     reap_within "$rpid" 10 "splice-fromnet"
     hung "splice-tonet $r"
     status 0 "$(cat st)" "splice-tonet $r"

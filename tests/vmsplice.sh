@@ -42,8 +42,10 @@ chain() {
 chain_ok() {
   chain "$1" "$2" "$3"
   [ "$(cat c3.st)" -eq 0 ] || { cat c.err >&2; fail "vmsplice -p $1 $2 | $3: verify failed"; }
+  # From the end of the chain: a reader that failed makes its writer's
+  # SIGPIPE, so the first failing status named is the cause.
+  status 0 "$(cat c2.st)" "$3 (after vmsplice -p $1 $2, exit $(cat c1.st))"
   status 0 "$(cat c1.st)" "vmsplice -p $1 $2"
-  status 0 "$(cat c2.st)" "$3"
   [ "$(cat c.count)" -eq "$4" ] || fail "vmsplice -p $1 $2 | $3: $(cat c.count) bytes, expected $4"
 }
 
