@@ -18,7 +18,8 @@
  *   catfmt.c      cat's -n -b -s -E -T -v, through user space -> move, fd, account
  *   tee.c         tee_fd(): tee(2) to many outputs           -> move, fd, account
  *   tee_pipes.c   tee_open(): the tee engine's pipes         -> fd, msg
- *   tcp.c         connect, listen, accept, addresses, reset  -> fd, clock, msg
+ *   tcp.c         connect, listen, accept, reset             -> addr, fd, clock, msg
+ *   addr.c        HOST:PORT, ports, --allow nets, -4 -6 -n   (libc only)
  *   duplex.c      duplex_run(): to a socket and back at once -> move, fd, account
  *   pattern.c     the patterns vmsplice writes               -> msg
  *   vmsplice_io.c vmsplice(2) in and out of a pipe           -> fd, account
@@ -318,7 +319,7 @@ double elapsed_seconds(void);
  */
 void restart_rate_clock(void);
 
-/* ---- TCP and Unix-domain streams: lib/tcp.c ------------------------------ */
+/* ---- TCP and Unix-domain streams: lib/tcp.c; addresses: lib/addr.c ------ */
 
 /* A socket address as a script reads it: "127.0.0.1" or "::1", and a port. */
 struct tcp_name {
@@ -334,6 +335,10 @@ struct tcp_opts {
 	double timeout_secs;	/* -w: > 0 bounds each connect(2), and unsent data */
 	double retry_secs;	/* --retry: keep trying to connect this long */
 };
+
+/* The address and port of sa, as a script reads them (v4-mapped as IPv4). */
+struct sockaddr;
+void tcp_name_of(const struct sockaddr *sa, struct tcp_name *name);
 
 /* Put this inside the short option string of a tool that takes tcp_opts. */
 #define NET_SHORT_OPTIONS "46nN"
