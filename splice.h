@@ -159,6 +159,8 @@ bool fd_is_pipe(int fd);
 bool fd_is_regular(int fd);
 /* F_GETPIPE_SZ, or -1 when fd is not a pipe. */
 long pipe_capacity(int fd);
+/* /proc/sys/fs/pipe-max-size, or 1 MiB when it cannot be read. */
+long pipe_max_bytes(void);
 /*
  * Grows (or sets) fd's capacity to o->pipe_bytes (default 1 MiB, capped at
  * /proc/sys/fs/pipe-max-size) and returns what the kernel granted, which

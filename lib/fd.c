@@ -37,7 +37,7 @@ pipe_capacity(int fd)
 	return fcntl(fd, F_GETPIPE_SZ);
 }
 
-static long
+long
 pipe_max_bytes(void)
 {
 	char text[32];
