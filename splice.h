@@ -197,6 +197,7 @@ enum xfer_method {
 	M_SPLICE,		/* splice(2), one side a pipe */
 	M_SPLICE_PIPE,		/* splice(2) through an internal pipe */
 	M_COPY_RANGE,		/* copy_file_range(2) */
+	M_CLONE,		/* ioctl(FICLONE): the whole file's extents shared */
 	M_SENDFILE,		/* sendfile(2) */
 	M_TEE,			/* tee(2) */
 	M_VMSPLICE,		/* vmsplice(2) */
