@@ -1289,17 +1289,18 @@ sweep_case(const struct bench_case *bc, double secs, uint64_t size, int runs, bo
 	struct tuning tu[MAX_TUNINGS];
 	struct result r[MAX_TUNINGS];
 	int fixed, best = -1, n = sweep_tunings(tu, &fixed);
-	double *rates = calloc((size_t)(2 * n * runs), sizeof(double));
+	double *rates = calloc((size_t)2 * (size_t)n * (size_t)runs, sizeof(double));
 	double fixed_med = 0, best_med = 0;
 	bool any_failed = false;
+	static const char *const marks[2][2] = { { "", "best" }, { "fixed", "fixed best" } };
 
 	if (rates == NULL) {
 		warn_errno("%s: malloc", bc->name);
 		return true;
 	}
 	for (int i = 0; i < n; i++)
-		r[i] = (struct result){ .gib_s = rates + 2 * i * runs,
-		    .cpu_s_gib = rates + (2 * i + 1) * runs, .runs = runs };
+		r[i] = (struct result){ .gib_s = rates + (size_t)(2 * i) * (size_t)runs,
+		    .cpu_s_gib = rates + (size_t)(2 * i + 1) * (size_t)runs, .runs = runs };
 	if (check_and_size(bc, &tu[fixed], secs, runs, &size, &r[fixed].cap) < 0)
 		r[fixed].failed = true;
 	if (size == 0)
@@ -1325,9 +1326,7 @@ sweep_case(const struct bench_case *bc, double secs, uint64_t size, int runs, bo
 		}
 	}
 	for (int i = 0; i < n; i++)
-		print_sweep_row(bc, &tu[i], &r[i], fixed_med,
-		    i == fixed && i == best ? "fixed best" : i == fixed ? "fixed" :
-		    i == best ? "best" : "", csv);
+		print_sweep_row(bc, &tu[i], &r[i], fixed_med, marks[i == fixed][i == best], csv);
 	fflush(stdout);
 	free(rates);
 	return any_failed;
