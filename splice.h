@@ -162,6 +162,13 @@ long pipe_capacity(int fd);
 /* /proc/sys/fs/pipe-max-size, or 1 MiB when it cannot be read. */
 long pipe_max_bytes(void);
 /*
+ * What one splice(2), tee(2) or vmsplice(2) call asks of a pipe it reads,
+ * of capacity bytes (-1: not known): half of it, so that the writer refills
+ * the pipe while this call drains it; never less than 64 KiB, nor more than
+ * the pipe.  A call that writes into a pipe asks for all it has.
+ */
+size_t pipe_request_bytes(long capacity);
+/*
  * Grows (or sets) fd's capacity to o->pipe_bytes (default 1 MiB, capped at
  * /proc/sys/fs/pipe-max-size) and returns what the kernel granted, which
  * may be less: that is kept, with a note under o->verbose.  -1 when fd is

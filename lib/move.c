@@ -80,11 +80,13 @@ int
 splice_across(struct xfer *x, bool in_pipe, bool out_pipe, bool more_when_full)
 {
 	/*
-	 * A call moves at most what the pipe holds or has room for, so ask
-	 * for plenty: the capacity seen now may grow (a writer that starts
-	 * after us, a reader with --pipe-size).
+	 * Out of a pipe: part of it per call, so that its writer runs while
+	 * this call does (pipe_request_bytes()); the capacity is read again
+	 * every few calls, as a writer that starts after us may grow the
+	 * pipe.  Into a pipe: plenty, as a call stops at the room there is.
 	 */
-	const size_t chunk = 1 << 30;
+	size_t chunk = (size_t)1 << 30;
+	unsigned int calls = 0;
 	long cap = more_when_full ? pipe_capacity(x->in) : 0;
 
 	while (xfer_left(x) > 0) {
@@ -92,6 +94,8 @@ splice_across(struct xfer *x, bool in_pipe, bool out_pipe, bool more_when_full)
 		int queued = 0;
 		ssize_t n;
 
+		if (in_pipe && calls++ % 16 == 0)
+			chunk = pipe_request_bytes(pipe_capacity(x->in));
 		if (more_when_full && ioctl(x->in, FIONREAD, &queued) == 0 && cap > 0 &&
 		    queued >= cap && xfer_left(x) > (uint64_t)queued)
 			flags |= SPLICE_F_MORE;

@@ -112,6 +112,34 @@ t_clone() {
   same ref7 out7
 }
 
+tcase t_pipe_requests "reading a pipe: half of it per splice(2) call, 64 KiB at least; --chunk wins"
+t_pipe_requests() {
+  need strace
+  # The reader starts once the writer has grown its pipe.
+  for case in "1M -" "256K -" "64K -" "1M 100000"; do
+    set -- $case
+    chunk=
+    [ "$2" = - ] || chunk="--chunk $2"
+    # shellcheck disable=SC2086 # one word per option
+    vmsplice --pipe-size "$1" -s 8M |
+      { sleep 0.3; traced -o trace -e trace=splice splice-cat $chunk; } > /dev/null ||
+      fail "vmsplice --pipe-size $1 | splice-cat $chunk"
+    got=$(requests trace 'splice\(0, NULL, 1, NULL, ')
+    case $case in
+    "1M -") want="524288 " ;;
+    "256K -") want="131072 " ;;
+    "1M 100000") want="100000 " ;;
+    *) want="65536 " ;;
+    esac
+    [ "$got" = "$want" ] || { cat trace >&2; fail "pipe $1, chunk $2: asked $got, not $want"; }
+  done
+  # A writer that grows the pipe after the reader started: the requests follow.
+  { sleep 0.3; vmsplice -s 64M; } | traced -o trace -e trace=splice splice-cat > /dev/null ||
+    fail "a late vmsplice | splice-cat"
+  got=$(requests trace 'splice\(0, NULL, 1, NULL, ')
+  [ "$got" = "65536 524288 " ] || { cat trace >&2; fail "a pipe grown late: asked $got"; }
+}
+
 tcase t_file_to_file_pipe "file -> file through the internal pipe when copy_file_range is refused"
 t_file_to_file_pipe() {
   need strace

@@ -105,6 +105,12 @@ listen_port() {
   sed -n 's/^splice-fromnet: listening on .* port \([0-9][0-9]*\)$/\1/p' "$1" | head -n 1
 }
 
+# requests TRACE ERE: the sizes that the calls in strace's record TRACE
+# asked for, each once, in order: the number right after ERE at a line's start.
+requests() {
+  sed -E -n "s/^$2([0-9]+).*/\\1/p" "$1" | sort -nu | tr '\n' ' '
+}
+
 # traced STRACE-ARGS... CMD...: CMD under strace, with LeakSanitizer off (it
 # cannot run under ptrace) and under timeout 10, so a hang fails quickly.
 traced() {

@@ -497,4 +497,19 @@ t_net() {
   all_same in out f1
 }
 
+tcase t_pipe_requests "a pipe input: tee(2) asks for half of it per call, 64 KiB at least"
+t_pipe_requests() {
+  need strace
+  for size in 1M 64K; do
+    # The tee starts once the writer has grown its pipe.
+    vmsplice --pipe-size $size -s 8M |
+      { sleep 0.3; traced -o trace -e trace=tee splice-tee /dev/null; } | splice-cat > /dev/null ||
+      fail "vmsplice --pipe-size $size | splice-tee /dev/null | splice-cat"
+    got=$(requests trace 'tee\(0, 1, ')
+    want="524288 "
+    [ $size = 1M ] || want="65536 "
+    [ "$got" = "$want" ] || { cat trace >&2; fail "pipe $size: asked $got, not $want"; }
+  done
+}
+
 run_area "$@"
