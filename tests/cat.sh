@@ -115,28 +115,15 @@ t_clone() {
 tcase t_pipe_requests "reading a pipe: half of it per splice(2) call, 64 KiB at least; --chunk wins"
 t_pipe_requests() {
   need strace
-  # The reader starts once the writer has grown its pipe.
-  for case in "1M -" "256K -" "64K -" "1M 100000"; do
-    set -- $case
-    chunk=
-    [ "$2" = - ] || chunk="--chunk $2"
-    # shellcheck disable=SC2086 # one word per option
-    vmsplice --pipe-size "$1" -s 8M |
-      { sleep 0.3; traced -o trace -e trace=splice splice-cat $chunk; } > /dev/null ||
-      fail "vmsplice --pipe-size $1 | splice-cat $chunk"
-    got=$(requests trace 'splice\(0, NULL, 1, NULL, ')
-    case $case in
-    "1M -") want="524288 " ;;
-    "256K -") want="131072 " ;;
-    "1M 100000") want="100000 " ;;
-    *) want="65536 " ;;
-    esac
-    [ "$got" = "$want" ] || { cat trace >&2; fail "pipe $1, chunk $2: asked $got, not $want"; }
-  done
+  ere='splice\(0, NULL, 1, NULL, '
+  reader_asks 1M 524288 splice "$ere" splice-cat
+  reader_asks 256K 131072 splice "$ere" splice-cat
+  reader_asks 64K 65536 splice "$ere" splice-cat
+  reader_asks 1M 100000 splice "$ere" splice-cat --chunk 100000
   # A writer that grows the pipe after the reader started: the requests follow.
   { sleep 0.3; vmsplice -s 64M; } | traced -o trace -e trace=splice splice-cat > /dev/null ||
     fail "a late vmsplice | splice-cat"
-  got=$(requests trace 'splice\(0, NULL, 1, NULL, ')
+  got=$(requests trace "$ere")
   [ "$got" = "65536 524288 " ] || { cat trace >&2; fail "a pipe grown late: asked $got"; }
 }
 
