@@ -65,8 +65,15 @@ struct stage {
 	uint64_t bytes;		/* what the run moves */
 	bool check;		/* a consumer that would discard checks instead */
 	size_t cap;		/* capacity of the pipe it uses */
+	size_t req;		/* what a consumer asks for per call; 0: cap */
 	pid_t pid;
 	int status;		/* from wait4() */
+};
+
+/* A configuration the sweep tries; zeros are the case's own settings. */
+struct tuning {
+	size_t pipe_bytes;	/* capacity to ask for; 0: --pipe-size or 1 MiB */
+	size_t req_bytes;	/* what the consumer asks for per call; 0: capacity */
 };
 
 struct result {
@@ -135,7 +142,8 @@ static void
 help(void)
 {
 	printf("Usage: %s [-l] [-c NAME]... [-t SECS] [-s SIZE] [-r RUNS] [-d DIR]\n"
-	    "       [--csv] [--corrupt] [-v] [--strict] [--progress] [--pipe-size SIZE]\n"
+	    "       [--csv] [--corrupt] [--sweep] [-v] [--strict] [--progress]\n"
+	    "       [--pipe-size SIZE]\n"
 	    "Measure each way of moving bytes through pipes, files and loopback TCP on\n"
 	    "this machine, checking every byte, and print GiB/s (median, min, max), CPU\n"
 	    "seconds per GiB and the ratio to write/read through a 64 KiB pipe.\n"
@@ -149,6 +157,9 @@ help(void)
 	    "      --csv           print comma-separated values for machines\n"
 	    "      --corrupt       change one byte of the data the producers send, to show\n"
 	    "                      that the checks catch it (every case fails, exit 1)\n"
+	    "      --sweep         time the cases that splice or tee out of a pipe with\n"
+	    "                      pipes of 64K to pipe-max-size and requests of 16K to\n"
+	    "                      the whole pipe, and mark the fixed and the best\n"
 	    COMMON_HELP, progname);
 }
 
@@ -227,6 +238,13 @@ static size_t
 min_size(uint64_t a, uint64_t b)
 {
 	return (size_t)(a < b ? a : b);
+}
+
+/* What a consumer asks of read(2), splice(2) or tee(2) per call. */
+static size_t
+request_bytes(const struct stage *s)
+{
+	return s->req && s->req < s->cap ? s->req : s->cap;
 }
 
 static int
@@ -352,13 +370,14 @@ put_file_rw(struct stage *s)
 static int
 get_read_check(struct stage *s)
 {
-	unsigned char *buf = malloc(s->cap);
+	size_t req = request_bytes(s);
+	unsigned char *buf = malloc(req);
 	uint64_t got = 0;
 
 	if (buf == NULL)
 		return fail_call(s, "malloc");
 	for (;;) {
-		ssize_t n = read(s->in, buf, s->cap);
+		ssize_t n = read(s->in, buf, req);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -402,12 +421,13 @@ static int
 get_splice_null(struct stage *s)
 {
 	unsigned int flags = s->bc->busy ? SPLICE_F_NONBLOCK : 0;
+	size_t req = request_bytes(s);
 	uint64_t got = 0;
 
 	if (s->check)
 		return get_read_check(s);
 	for (;;) {
-		ssize_t n = splice(s->in, NULL, devnull, NULL, s->cap, flags);
+		ssize_t n = splice(s->in, NULL, devnull, NULL, req, flags);
 
 		if (n < 0 && errno == EAGAIN && flags) {
 			busy_wait();
@@ -430,7 +450,7 @@ static int
 mid_tee(struct stage *s)
 {
 	for (;;) {
-		ssize_t n = tee(s->in, s->out, s->cap, 0), left;
+		ssize_t n = tee(s->in, s->out, request_bytes(s), 0), left;
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -820,7 +840,7 @@ spawn(struct stage *s, int slot)
 }
 
 static int
-make_pipe(enum pipe_kind kind, int p[2], size_t *cap)
+make_pipe(enum pipe_kind kind, size_t pipe_bytes, int p[2], size_t *cap)
 {
 	long got;
 
@@ -837,6 +857,8 @@ make_pipe(enum pipe_kind kind, int p[2], size_t *cap)
 		struct engine_opts quiet = engine_opts();
 
 		quiet.verbose = 0;
+		if (pipe_bytes)
+			quiet.pipe_bytes = pipe_bytes;
 		pipe_grow(p[0], &quiet);
 	}
 	got = pipe_capacity(p[0]);
@@ -869,8 +891,8 @@ tcp_listener(void)
  * process failed or a byte was wrong (the process has said which).
  */
 static int
-run_once(const struct bench_case *bc, uint64_t bytes, bool check, double *wall, double *cpu,
-    size_t *cap)
+run_once(const struct bench_case *bc, const struct tuning *tu, uint64_t bytes, bool check,
+    double *wall, double *cpu, size_t *cap)
 {
 	struct stage st[3];
 	int n = 0, a[2], b[2], rval = 0;
@@ -881,8 +903,8 @@ run_once(const struct bench_case *bc, uint64_t bytes, bool check, double *wall, 
 	memset(st, 0, sizeof(st));
 	for (int i = 0; i < 3; i++)
 		st[i] = (struct stage){ .bc = bc, .in = -1, .out = -1, .bytes = bytes,
-		    .check = check, .cap = RW_BUFFER_BYTES };
-	if (bc->pipe != NO_PIPE && make_pipe(bc->pipe, a, &pipe_cap) < 0)
+		    .check = check, .cap = RW_BUFFER_BYTES, .req = tu->req_bytes };
+	if (bc->pipe != NO_PIPE && make_pipe(bc->pipe, tu->pipe_bytes, a, &pipe_cap) < 0)
 		return -1;
 	if (bc->tcp || bc->sink == TO_FILE) {
 		/* The process that splices makes its own pipe, as large as this one. */
@@ -915,7 +937,7 @@ run_once(const struct bench_case *bc, uint64_t bytes, bool check, double *wall, 
 		if (bc->mid) {
 			size_t cap_b;
 
-			if (make_pipe(bc->pipe, b, &cap_b) < 0) {
+			if (make_pipe(bc->pipe, tu->pipe_bytes, b, &cap_b) < 0) {
 				close_tracked();
 				return -1;
 			}
@@ -985,42 +1007,61 @@ median(double *v, int n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+/*
+ * The checked run of configuration tu: every byte compared, and the warm-up
+ * the rates need.  Without -s (*size 0), then sets *size to the bytes one of
+ * runs timed runs moves in about secs / runs seconds.
+ */
+static int
+check_and_size(const struct bench_case *bc, const struct tuning *tu, double secs, int runs,
+    uint64_t *size, size_t *cap)
+{
+	uint64_t check_bytes_n = *size && *size < CHECK_RUN_BYTES ? *size : CHECK_RUN_BYTES;
+	double wall, cpu, rate;
+
+	if (run_once(bc, tu, check_bytes_n, true, &wall, &cpu, cap) < 0)
+		return -1;
+	if (*size)
+		return 0;
+	/* Where the checked run read what the case discards, time the case itself. */
+	if (bc->sink == TO_NULL && run_once(bc, tu, check_bytes_n, false, &wall, &cpu, cap) < 0)
+		return -1;
+	rate = (double)check_bytes_n / (wall > 1e-6 ? wall : 1e-6);
+	*size = (uint64_t)(rate * secs / runs) & ~((1ULL << 20) - 1);
+	if (*size < MIN_RUN_BYTES)
+		*size = MIN_RUN_BYTES;
+	if (*size > MAX_RUN_BYTES)
+		*size = MAX_RUN_BYTES;
+	return 0;
+}
+
+/* Timed run i of r->run_bytes bytes, into r's rates. */
+static int
+time_run(const struct bench_case *bc, const struct tuning *tu, struct result *r, int i)
+{
+	double wall, cpu, gib = (double)r->run_bytes / (1 << 30);
+
+	if (run_once(bc, tu, r->run_bytes, false, &wall, &cpu, &r->cap) < 0)
+		return -1;
+	r->gib_s[i] = gib / (wall > 1e-9 ? wall : 1e-9);
+	r->cpu_s_gib[i] = cpu / gib;
+	if (common.verbose)
+		note("%s: run %d: %llu bytes in %.4f s, %.2f GiB/s, %.3f CPU s", bc->name, i + 1,
+		    (unsigned long long)r->run_bytes, wall, r->gib_s[i], cpu);
+	return 0;
+}
+
 static int
 run_case(const struct bench_case *bc, double secs, uint64_t size, struct result *r)
 {
-	uint64_t check_bytes_n = size && size < CHECK_RUN_BYTES ? size : CHECK_RUN_BYTES;
-	double wall, cpu;
+	static const struct tuning own;
 
-	/* The checked run: every byte compared, and the warm-up the rates need. */
-	if (run_once(bc, check_bytes_n, true, &wall, &cpu, &r->cap) < 0)
+	if (check_and_size(bc, &own, secs, r->runs, &size, &r->cap) < 0)
 		return -1;
-	if (size == 0) {
-		double rate;
-
-		/* Where the checked run read what the case discards, time the case itself. */
-		if (bc->sink == TO_NULL &&
-		    run_once(bc, check_bytes_n, false, &wall, &cpu, &r->cap) < 0)
-			return -1;
-		rate = (double)check_bytes_n / (wall > 1e-6 ? wall : 1e-6);
-
-		size = (uint64_t)(rate * secs / r->runs) & ~((1ULL << 20) - 1);
-		if (size < MIN_RUN_BYTES)
-			size = MIN_RUN_BYTES;
-		if (size > MAX_RUN_BYTES)
-			size = MAX_RUN_BYTES;
-	}
 	r->run_bytes = size;
-	for (int i = 0; i < r->runs; i++) {
-		double gib = (double)size / (1 << 30);
-
-		if (run_once(bc, size, false, &wall, &cpu, &r->cap) < 0)
+	for (int i = 0; i < r->runs; i++)
+		if (time_run(bc, &own, r, i) < 0)
 			return -1;
-		r->gib_s[i] = gib / (wall > 1e-9 ? wall : 1e-9);
-		r->cpu_s_gib[i] = cpu / gib;
-		if (common.verbose)
-			note("%s: run %d: %llu bytes in %.4f s, %.2f GiB/s, %.3f CPU s",
-			    bc->name, i + 1, (unsigned long long)size, wall, r->gib_s[i], cpu);
-	}
 	return 0;
 }
 
@@ -1061,22 +1102,35 @@ find_case(const char *name)
 	return NULL;
 }
 
+/* The median GiB/s, its range and the median CPU seconds per GiB of r's runs. */
+struct summary {
+	double med, lo, hi, cpu;
+};
+
+static struct summary
+summarize(const struct result *r)
+{
+	struct summary m = { 0, 0, 0, 0 };
+
+	if (r->failed)
+		return m;
+	m.lo = m.hi = r->gib_s[0];
+	for (int i = 1; i < r->runs; i++) {
+		m.lo = r->gib_s[i] < m.lo ? r->gib_s[i] : m.lo;
+		m.hi = r->gib_s[i] > m.hi ? r->gib_s[i] : m.hi;
+	}
+	m.med = median(r->gib_s, r->runs);
+	m.cpu = median(r->cpu_s_gib, r->runs);
+	return m;
+}
+
 static void
 print_row(const struct bench_case *bc, const struct result *r, double baseline, bool csv)
 {
-	double med = 0, lo = 0, hi = 0, cpu = 0;
+	struct summary m = summarize(r);
+	double med = m.med, lo = m.lo, hi = m.hi, cpu = m.cpu;
 	char pipe[24] = "-", ratio[24] = "-";
 
-	if (!r->failed) {
-		lo = r->gib_s[0];
-		hi = r->gib_s[0];
-		for (int i = 1; i < r->runs; i++) {
-			lo = r->gib_s[i] < lo ? r->gib_s[i] : lo;
-			hi = r->gib_s[i] > hi ? r->gib_s[i] : hi;
-		}
-		med = median(r->gib_s, r->runs);
-		cpu = median(r->cpu_s_gib, r->runs);
-	}
 	if (bc->pipe != NO_PIPE && r->cap)
 		snprintf(pipe, sizeof(pipe), "%zuK", r->cap / 1024);
 	if (baseline > 0 && !r->failed)
@@ -1096,10 +1150,213 @@ print_row(const struct bench_case *bc, const struct result *r, double baseline, 
 	fflush(stdout);
 }
 
+/* The default table: every selected case, its row as soon as it is done. */
+static bool
+run_table(const bool *selected, double secs, uint64_t size, int runs, bool csv)
+{
+	double baseline = 0;
+	bool any_failed = false;
+
+	if (csv)
+		printf("case,pipe_bytes,bytes_per_run,runs,gib_s,gib_s_min,gib_s_max,"
+		    "cpu_s_per_gib,ratio_rw,verified\n");
+	else
+		printf("%-17s %6s %8s %7s %7s %9s %6s  %-8s %s\n", "case", "pipe", "GiB/s",
+		    "min", "max", "CPU s/GiB", "x rw", "data", "method");
+	for (size_t i = 0; i < N_CASES; i++) {
+		double gib_s[1000], cpu_s_gib[1000];
+		struct result r = { .gib_s = gib_s, .cpu_s_gib = cpu_s_gib, .runs = runs };
+
+		if (!selected[i])
+			continue;
+		/* A worker process said what went wrong. */
+		if (run_case(&cases[i], secs, size, &r) < 0)
+			r.failed = any_failed = true;
+		/* The plain write/read with the default pipe is what the ratios compare with. */
+		if (i == 0 && !r.failed) {
+			double copy[1000];
+
+			memcpy(copy, gib_s, sizeof(double) * (size_t)runs);
+			baseline = median(copy, runs);
+		}
+		print_row(&cases[i], &r, baseline, csv);
+		if (common.progress)
+			note("%s: done", cases[i].name);
+	}
+	return any_failed;
+}
+
+/* ---- --sweep: the pipe and request sizes that move a case fastest ----------- */
+
+#define MAX_TUNINGS 32
+
+/* The cases whose consumer (and middle) ask for a size of their choosing. */
+static bool
+sweepable(const struct bench_case *bc)
+{
+	return bc->get == get_splice_null || bc->mid == mid_tee;
+}
+
+static int
+add_tuning(struct tuning *tu, int n, size_t pipe_bytes, size_t req_bytes)
+{
+	/* A request of the whole capacity or more is the case's own, 0. */
+	if (req_bytes >= pipe_bytes)
+		req_bytes = 0;
+	if ((req_bytes && req_bytes < 4096) || n == MAX_TUNINGS)
+		return n;
+	for (int i = 0; i < n; i++)
+		if (tu[i].pipe_bytes == pipe_bytes && tu[i].req_bytes == req_bytes)
+			return n;
+	tu[n] = (struct tuning){ .pipe_bytes = pipe_bytes, .req_bytes = req_bytes };
+	return n + 1;
+}
+
+static int
+compare_tunings(const void *a, const void *b)
+{
+	const struct tuning *x = a, *y = b;
+	size_t rx = x->req_bytes ? x->req_bytes : SIZE_MAX;
+	size_t ry = y->req_bytes ? y->req_bytes : SIZE_MAX;
+
+	if (x->pipe_bytes != y->pipe_bytes)
+		return x->pipe_bytes < y->pipe_bytes ? -1 : 1;
+	return rx < ry ? -1 : rx > ry;
+}
+
+/*
+ * The grid: pipes of 64 KiB, 256 KiB, 1 MiB and pipe-max-size, each read
+ * 64 to 512 KiB at a time, a quarter, a half and all of it per call; and
+ * the case's own configuration (the pipe of --pipe-size or 1 MiB, read
+ * whole), which *fixed indexes.
+ */
+static int
+sweep_tunings(struct tuning *tu, int *fixed)
+{
+	const size_t max = (size_t)pipe_max_bytes();
+	const size_t pipes[] = { 64 << 10, 256 << 10, 1 << 20, max };
+	const size_t reqs[] = { 64 << 10, 128 << 10, 256 << 10, 512 << 10 };
+	size_t own = common.pipe_bytes ? common.pipe_bytes :
+	    max < DEFAULT_PIPE_BYTES ? max : DEFAULT_PIPE_BYTES;
+	int n = add_tuning(tu, 0, own, 0);
+
+	for (size_t i = 0; i < sizeof(pipes) / sizeof(pipes[0]); i++) {
+		if (pipes[i] > max)
+			continue;
+		for (size_t j = 0; j < sizeof(reqs) / sizeof(reqs[0]); j++)
+			n = add_tuning(tu, n, pipes[i], reqs[j]);
+		n = add_tuning(tu, n, pipes[i], pipes[i] / 4);
+		n = add_tuning(tu, n, pipes[i], pipes[i] / 2);
+		n = add_tuning(tu, n, pipes[i], 0);
+	}
+	qsort(tu, (size_t)n, sizeof(*tu), compare_tunings);
+	for (*fixed = 0; tu[*fixed].pipe_bytes != own || tu[*fixed].req_bytes; ++*fixed)
+		;
+	return n;
+}
+
+static void
+print_sweep_row(const struct bench_case *bc, const struct tuning *tu, const struct result *r,
+    double fixed_med, const char *mark, bool csv)
+{
+	struct summary m = summarize(r);
+	size_t req = tu->req_bytes && tu->req_bytes < r->cap ? tu->req_bytes : r->cap;
+	char ratio[24] = "";
+
+	if (fixed_med > 0 && !r->failed)
+		snprintf(ratio, sizeof(ratio), "%.2f", m.med / fixed_med);
+	if (csv)
+		printf("%s,%zu,%zu,%llu,%d,%.3f,%.3f,%.3f,%.3f,%s,%s,%s\n", bc->name, r->cap,
+		    req, (unsigned long long)r->run_bytes, r->runs, m.med, m.lo, m.hi, m.cpu,
+		    ratio, r->failed ? "FAIL" : "yes", mark);
+	else if (r->failed)
+		printf("%-17s %6zuK %7zuK %8s %7s %7s %9s %7s  %-4s %s\n", bc->name,
+		    r->cap / 1024, req / 1024, "-", "-", "-", "-", "-", "FAIL", mark);
+	else
+		printf("%-17s %6zuK %7zuK %8.2f %7.2f %7.2f %9.3f %7s  %-4s %s\n", bc->name,
+		    r->cap / 1024, req / 1024, m.med, m.lo, m.hi, m.cpu, ratio, "yes", mark);
+}
+
+/*
+ * Every configuration of the grid: its own checked run, then its timed runs
+ * in rounds, one run of each configuration per round, so that a change in
+ * the machine's load falls on all of them alike.  The runs of every
+ * configuration move the same bytes, sized from the case's own.
+ */
+static bool
+sweep_case(const struct bench_case *bc, double secs, uint64_t size, int runs, bool csv)
+{
+	struct tuning tu[MAX_TUNINGS];
+	struct result r[MAX_TUNINGS];
+	int fixed, best = -1, n = sweep_tunings(tu, &fixed);
+	double *rates = calloc((size_t)2 * (size_t)n * (size_t)runs, sizeof(double));
+	double fixed_med = 0, best_med = 0;
+	bool any_failed = false;
+	static const char *const marks[2][2] = { { "", "best" }, { "fixed", "fixed best" } };
+
+	if (rates == NULL) {
+		warn_errno("%s: malloc", bc->name);
+		return true;
+	}
+	for (int i = 0; i < n; i++)
+		r[i] = (struct result){ .gib_s = rates + (size_t)(2 * i) * (size_t)runs,
+		    .cpu_s_gib = rates + (size_t)(2 * i + 1) * (size_t)runs, .runs = runs };
+	if (check_and_size(bc, &tu[fixed], secs, runs, &size, &r[fixed].cap) < 0)
+		r[fixed].failed = true;
+	if (size == 0)
+		size = MIN_RUN_BYTES;
+	for (int i = 0; i < n; i++) {
+		r[i].run_bytes = size;
+		if (i != fixed && check_and_size(bc, &tu[i], secs, runs, &size, &r[i].cap) < 0)
+			r[i].failed = true;
+	}
+	for (int k = 0; k < runs; k++)
+		for (int i = 0; i < n; i++)
+			if (!r[i].failed && time_run(bc, &tu[i], &r[i], k) < 0)
+				r[i].failed = true;
+	for (int i = 0; i < n; i++) {
+		double med = summarize(&r[i]).med;
+
+		any_failed |= r[i].failed;
+		if (i == fixed)
+			fixed_med = med;
+		if (med > best_med) {
+			best_med = med;
+			best = i;
+		}
+	}
+	for (int i = 0; i < n; i++)
+		print_sweep_row(bc, &tu[i], &r[i], fixed_med, marks[i == fixed][i == best], csv);
+	fflush(stdout);
+	free(rates);
+	return any_failed;
+}
+
+static bool
+run_sweep(const bool *selected, double secs, uint64_t size, int runs, bool csv)
+{
+	bool any_failed = false;
+
+	if (csv)
+		printf("case,pipe_bytes,request_bytes,bytes_per_run,runs,gib_s,gib_s_min,"
+		    "gib_s_max,cpu_s_per_gib,ratio_fixed,verified,note\n");
+	else
+		printf("%-17s %7s %8s %8s %7s %7s %9s %7s  %-4s %s\n", "case", "pipe",
+		    "request", "GiB/s", "min", "max", "CPU s/GiB", "x fixed", "data", "note");
+	for (size_t i = 0; i < N_CASES; i++) {
+		if (!selected[i])
+			continue;
+		any_failed |= sweep_case(&cases[i], secs, size, runs, csv);
+		if (common.progress)
+			note("%s: done", cases[i].name);
+	}
+	return any_failed;
+}
+
 int
 main(int argc, char *argv[])
 {
-	enum { OPT_CSV = OPT_TOOL_FIRST, OPT_CORRUPT };
+	enum { OPT_CSV = OPT_TOOL_FIRST, OPT_CORRUPT, OPT_SWEEP };
 	static const struct option longopts[] = {
 		{ "list", no_argument, NULL, 'l' },
 		{ "case", required_argument, NULL, 'c' },
@@ -1109,13 +1366,14 @@ main(int argc, char *argv[])
 		{ "dir", required_argument, NULL, 'd' },
 		{ "csv", no_argument, NULL, OPT_CSV },
 		{ "corrupt", no_argument, NULL, OPT_CORRUPT },
+		{ "sweep", no_argument, NULL, OPT_SWEEP },
 		COMMON_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 }
 	};
 	bool selected[N_CASES] = { false }, any_selected = false, list = false, csv = false;
-	bool corrupt = false, need_file = false;
+	bool corrupt = false, need_file = false, sweep = false;
 	const char *dir = getenv("TMPDIR");
-	double secs = 0.3, baseline = 0;
+	double secs = 0.3;
 	uint64_t size = 0;
 	int opt, runs = 3;
 	bool any_failed = false;
@@ -1168,6 +1426,9 @@ main(int argc, char *argv[])
 		case OPT_CORRUPT:
 			corrupt = true;
 			break;
+		case OPT_SWEEP:
+			sweep = true;
+			break;
 		default:
 			if (!common_option(opt, optarg, help))
 				usage_error("unknown option");
@@ -1182,7 +1443,9 @@ main(int argc, char *argv[])
 	}
 	for (size_t i = 0; i < N_CASES; i++) {
 		if (!any_selected)
-			selected[i] = true;
+			selected[i] = !sweep || sweepable(&cases[i]);
+		if (selected[i] && sweep && !sweepable(&cases[i]))
+			usage_error("--sweep: case '%s' has no request size to sweep", cases[i].name);
 		if (selected[i] && cases[i].file)
 			need_file = true;
 	}
@@ -1203,32 +1466,8 @@ main(int argc, char *argv[])
 	if (need_file && make_files(dir) < 0)
 		return EXIT_ERROR;
 
-	if (csv)
-		printf("case,pipe_bytes,bytes_per_run,runs,gib_s,gib_s_min,gib_s_max,"
-		    "cpu_s_per_gib,ratio_rw,verified\n");
-	else
-		printf("%-17s %6s %8s %7s %7s %9s %6s  %-8s %s\n", "case", "pipe", "GiB/s",
-		    "min", "max", "CPU s/GiB", "x rw", "data", "method");
-	for (size_t i = 0; i < N_CASES; i++) {
-		double gib_s[1000], cpu_s_gib[1000];
-		struct result r = { .gib_s = gib_s, .cpu_s_gib = cpu_s_gib, .runs = runs };
-
-		if (!selected[i])
-			continue;
-		/* A worker process said what went wrong. */
-		if (run_case(&cases[i], secs, size, &r) < 0)
-			r.failed = any_failed = true;
-		/* The plain write/read with the default pipe is what the ratios compare with. */
-		if (i == 0 && !r.failed) {
-			double copy[1000];
-
-			memcpy(copy, gib_s, sizeof(double) * (size_t)runs);
-			baseline = median(copy, runs);
-		}
-		print_row(&cases[i], &r, baseline, csv);
-		if (common.progress)
-			note("%s: done", cases[i].name);
-	}
+	any_failed = sweep ? run_sweep(selected, secs, size, runs, csv) :
+	    run_table(selected, secs, size, runs, csv);
 	if (any_failed)
 		warn_msg("a case failed: its data or its system calls were wrong (see above)");
 	exit_flushing_stdout();

@@ -161,6 +161,15 @@ bool fd_is_pipe(int fd);
 bool fd_is_regular(int fd);
 /* F_GETPIPE_SZ, or -1 when fd is not a pipe. */
 long pipe_capacity(int fd);
+/* /proc/sys/fs/pipe-max-size, or 1 MiB when it cannot be read. */
+long pipe_max_bytes(void);
+/*
+ * What one splice(2), tee(2) or vmsplice(2) call asks of a pipe it reads,
+ * of capacity bytes (-1: not known): half of it, so that the writer refills
+ * the pipe while this call drains it; never less than 64 KiB, nor more than
+ * the pipe.  A call that writes into a pipe asks for all it has.
+ */
+size_t pipe_request_bytes(long capacity);
 /*
  * Grows (or sets) fd's capacity to o->pipe_bytes (default 1 MiB, capped at
  * /proc/sys/fs/pipe-max-size) and returns what the kernel granted, which
@@ -204,6 +213,7 @@ enum xfer_method {
 	M_SPLICE,		/* splice(2), one side a pipe */
 	M_SPLICE_PIPE,		/* splice(2) through an internal pipe */
 	M_COPY_RANGE,		/* copy_file_range(2) */
+	M_CLONE,		/* ioctl(FICLONE): the whole file's extents shared */
 	M_SENDFILE,		/* sendfile(2) */
 	M_TEE,			/* tee(2) */
 	M_VMSPLICE,		/* vmsplice(2) */

@@ -31,7 +31,8 @@ help(void)
 	    "                      and name the first wrong offset\n"
 	    "  -d, --dump          write the bytes in hex and ASCII, as od -A d -t x1z -v\n"
 	    "  -c, --count         write the number of bytes read\n"
-	    "  -s, --size SIZE     read at most SIZE bytes per call (default 1M)\n"
+	    "  -s, --size SIZE     read at most SIZE bytes per call (default: half the\n"
+	    "                      pipe, 64K to 1M; other input 1M)\n"
 	    "  -n, --nonblock      SPLICE_F_NONBLOCK, waiting in poll(2)\n"
 	    COMMON_HELP, progname);
 }
@@ -121,6 +122,19 @@ dump_end(struct dumper *d)
 	put_number(d->offset, "%07llu\n");
 }
 
+/*
+ * Without -s, a pipe is read a part at a time, so that its writer refills
+ * it meanwhile (pipe_request_bytes()); the capacity is read each call, as
+ * the writer may grow the pipe after we start.  At most the buffer.
+ */
+static size_t
+call_bytes(size_t buf_bytes, bool by_rule)
+{
+	size_t want = by_rule ? pipe_request_bytes(pipe_capacity(STDIN_FILENO)) : buf_bytes;
+
+	return want < buf_bytes ? want : buf_bytes;
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -136,6 +150,7 @@ main(int argc, char *argv[])
 	struct pattern pattern = { .kind = PAT_ZERO };
 	struct dumper dumper = { .have = 0 };
 	bool verify = false, dumping = false, counting = false, nonblock = false, in_pipe;
+	bool size_given = false;
 	uint64_t buf_bytes = DEFAULT_PIPE_BYTES, total = 0;
 	struct engine_opts eo;
 	unsigned char *buf;
@@ -157,6 +172,7 @@ main(int argc, char *argv[])
 			break;
 		case 's':
 			buf_bytes = option_size("--size", optarg);
+			size_given = true;
 			if (buf_bytes == 0 || buf_bytes > 1UL << 30)
 				usage_error("--size: must be 1 to 1G bytes: '%s'", optarg);
 			break;
@@ -202,7 +218,7 @@ main(int argc, char *argv[])
 
 	for (;;) {
 		ssize_t n = in_pipe ?
-		    vmsplice_read(STDIN_FILENO, buf, (size_t)buf_bytes, nonblock) :
+		    vmsplice_read(STDIN_FILENO, buf, call_bytes(buf_bytes, !size_given), nonblock) :
 		    read_retry(STDIN_FILENO, buf, (size_t)buf_bytes);
 
 		if (n < 0) {

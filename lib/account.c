@@ -22,6 +22,7 @@ static const char *const method_names[M_COUNT] = {
 	[M_SPLICE] = "splice",
 	[M_SPLICE_PIPE] = "splice via pipe",
 	[M_COPY_RANGE] = "copy_file_range",
+	[M_CLONE] = "FICLONE",
 	[M_SENDFILE] = "sendfile",
 	[M_TEE] = "tee",
 	[M_VMSPLICE] = "vmsplice",

@@ -37,7 +37,7 @@ pipe_capacity(int fd)
 	return fcntl(fd, F_GETPIPE_SZ);
 }
 
-static long
+long
 pipe_max_bytes(void)
 {
 	char text[32];
@@ -50,6 +50,27 @@ pipe_max_bytes(void)
 		(void)fclose(f);
 	}
 	return max > 0 ? max : DEFAULT_PIPE_BYTES;
+}
+
+/*
+ * splice(2), tee(2) and vmsplice(2) reading a pipe wake its writer only
+ * once they have drained what they were asked for (or emptied the pipe): a
+ * reader that asks for the whole pipe leaves the writer asleep until the
+ * pipe is empty, and the two ends take turns.  Half the pipe per call lets
+ * them overlap; a quarter overlaps too but pays for twice the calls, which
+ * a busy-looping writer shows most (splice-bench --sweep; README,
+ * Performance).  Below 64 KiB the calls cost more than the overlap gains.
+ * A writer needs no such rule: its call stops at the room there is.
+ */
+size_t
+pipe_request_bytes(long capacity)
+{
+	const size_t least = 64 << 10;
+	size_t cap = capacity > 0 ? (size_t)capacity : least;
+
+	if (cap <= least)
+		return cap;
+	return cap / 2 > least ? cap / 2 : least;
 }
 
 long

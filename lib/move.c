@@ -3,6 +3,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/fs.h>
 #include <poll.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -96,11 +97,13 @@ int
 splice_across(struct xfer *x, bool in_pipe, bool out_pipe, bool more_when_full)
 {
 	/*
-	 * A call moves at most what the pipe holds or has room for, so ask
-	 * for plenty: the capacity seen now may grow (a writer that starts
-	 * after us, a reader with --pipe-size).
+	 * Out of a pipe: part of it per call, so that its writer runs while
+	 * this call does (pipe_request_bytes()); the capacity is read again
+	 * every few calls, as a writer that starts after us may grow the
+	 * pipe.  Into a pipe: plenty, as a call stops at the room there is.
 	 */
-	const size_t chunk = 1 << 30;
+	size_t chunk = (size_t)1 << 30;
+	unsigned int calls = 0;
 	long cap = more_when_full ? pipe_capacity(x->in) : 0;
 	bool in_waits = !in_pipe && input_may_wait(x->in);
 
@@ -109,6 +112,8 @@ splice_across(struct xfer *x, bool in_pipe, bool out_pipe, bool more_when_full)
 		int queued = 0;
 		ssize_t n;
 
+		if (in_pipe && calls++ % 16 == 0)
+			chunk = pipe_request_bytes(pipe_capacity(x->in));
 		/*
 		 * A socket or terminal with nothing to read waits inside
 		 * splice(2) holding the output pipe's lock: its reader gets
@@ -159,15 +164,30 @@ splice_across(struct xfer *x, bool in_pipe, bool out_pipe, bool more_when_full)
 	return DONE;
 }
 
+/*
+ * What is left of regular file fd from its offset: one copy_file_range(2)
+ * asks for all of it, as cp(1) does (the kernel loops inside and may stop
+ * short, at 2 GiB or a signal).  Asking for more could wrap the offset,
+ * which is EOVERFLOW; a file that claims no size (procfs, sysfs) gets 64 MiB
+ * calls.
+ */
+static size_t
+copy_range_bytes(int fd)
+{
+	struct stat st;
+	off_t pos = lseek(fd, 0, SEEK_CUR);
+
+	if (pos >= 0 && fstat(fd, &st) == 0 && st.st_size > pos)
+		return (size_t)(st.st_size - pos);
+	return 64 << 20;
+}
+
 static int
 by_copy_range(struct xfer *x)
 {
-	/* Big calls: the kernel loops inside; 64 MiB keeps --progress alive. */
-	const size_t chunk = 64 << 20;
-
 	while (xfer_left(x) > 0) {
 		ssize_t n = copy_file_range(x->in, NULL, x->out, NULL,
-		    xfer_call_bytes(x, chunk), 0);
+		    xfer_call_bytes(x, copy_range_bytes(x->in)), 0);
 
 		if (n > 0) {
 			x->moved += (uint64_t)n;
@@ -311,6 +331,38 @@ by_internal_pipe(struct xfer *x)
 	return DONE;
 }
 
+/*
+ * A whole regular file from offset 0 into an empty regular output at offset
+ * 0, as cp(1) copies: FICLONE shares the file's extents (holes stay holes)
+ * where the file system can; elsewhere it fails at once (EOPNOTSUPP, EXDEV,
+ * EINVAL) and the usual path copies.  Only to the end of the input (not
+ * --count, nor one extent of a sparse copy), and not with --chunk, which
+ * asks for small calls.  Both offsets end past what was cloned, as a copy
+ * leaves them.
+ */
+static int
+by_clone(struct xfer *x)
+{
+	struct stat in_st, out_st;
+	int out_flags = fcntl(x->out, F_GETFL);
+
+	if (x->len != TO_EOF || x->chunk || out_flags < 0 || (out_flags & O_APPEND) ||
+	    fstat(x->in, &in_st) < 0 || !S_ISREG(in_st.st_mode) || in_st.st_size == 0 ||
+	    fstat(x->out, &out_st) < 0 || !S_ISREG(out_st.st_mode) || out_st.st_size != 0 ||
+	    lseek(x->in, 0, SEEK_CUR) != 0 || lseek(x->out, 0, SEEK_CUR) != 0)
+		return REFUSED;
+	if (ioctl(x->out, FICLONE, x->in) < 0)
+		return REFUSED;
+	/* The file may have grown since: what the output holds is what moved. */
+	if (fstat(x->out, &out_st) < 0 || lseek(x->out, out_st.st_size, SEEK_SET) < 0)
+		return xfer_fail(x, SIDE_OUTPUT, "lseek", errno);
+	if (lseek(x->in, out_st.st_size, SEEK_SET) < 0)
+		return xfer_fail(x, SIDE_INPUT, "lseek", errno);
+	x->moved = (uint64_t)out_st.st_size;
+	account(M_CLONE, x->moved);
+	return DONE;
+}
+
 void
 xfer_begin(struct xfer *x)
 {
@@ -328,6 +380,8 @@ move_fd(struct xfer *x)
 	int r;
 
 	xfer_begin(x);
+	if ((r = by_clone(x)) != REFUSED)
+		return r;
 	if (xfer_holes_can_stay(x))
 		return move_sparse(x);
 	if (in_pipe || out_pipe)

@@ -417,17 +417,22 @@ tee_fd(struct tee_job *t)
 	int rval = 0;
 	long cap;
 
-	/*
-	 * A pipe input: tee(2) and splice(2) take what is there, at most its
-	 * capacity, so ask for much more.  The fill pipe: what it holds.
-	 */
+	/* The fill pipe: each round takes what it holds. */
 	cap = pipe_capacity(p->src);
-	len = !filled ? (size_t)1 << 30 : cap > 0 ? (size_t)cap : 65536;
+	len = cap > 0 ? (size_t)cap : 65536;
 
 	for (;;) {
 		struct tee_out *only = NULL;
 		size_t alive = 0;
 		ssize_t n;
+
+		/*
+		 * A pipe input: half of it per round, so that its writer
+		 * refills it while the round runs (pipe_request_bytes()); read
+		 * each round, as a writer that starts after us may grow it.
+		 */
+		if (!filled)
+			len = pipe_request_bytes(pipe_capacity(p->src));
 
 		for (size_t i = 0; i < t->nouts; i++) {
 			if (!t->outs[i].gone) {

@@ -52,6 +52,57 @@ t_corrupt() {
   done
 }
 
+tcase t_sweep "--sweep: pipe and request sizes per case, each verified, the fixed and best marked"
+t_sweep() {
+  run_status st splice-bench --sweep -s 1M --csv > out 2> err
+  cat err >&2
+  status 0 "$(cat st)" "splice-bench --sweep -s 1M --csv"
+  head -n 1 out > header
+  echo "case,pipe_bytes,request_bytes,bytes_per_run,runs,gib_s,gib_s_min,gib_s_max,cpu_s_per_gib,ratio_fixed,verified,note" \
+    > want
+  same want header
+  tail -n +2 out | cut -d, -f1 | uniq > got
+  printf '%s\n' vmsplice-splice vmsplice-huge vmsplice-busy file-pipe-splice tee-tee > want
+  same want got
+  # Per case: every row verified and 1 MiB per run; one fixed row (the 1 MiB
+  # pipe read whole, ratio 1.00) and one best; the pipes and requests searched.
+  tail -n +2 out | awk -F, '
+    $11 != "yes" || $4 != 1048576 || !($6 > 0) { print "row: " $0; bad = 1 }
+    $12 ~ /fixed/ { fixed[$1]++; if ($2 != 1048576 || $3 != 1048576 || $10 != "1.00") {
+      print "fixed: " $0; bad = 1 } }
+    $12 ~ /best/ { best[$1]++ }
+    { seen[$1 "," $2 "," $3] = 1; cases[$1] = 1 }
+    END {
+      for (c in cases) {
+        if (fixed[c] != 1 || best[c] != 1) { print c ": fixed " fixed[c] ", best " best[c]; bad = 1 }
+        split("65536,16384 65536,65536 262144,65536 262144,262144 1048576,65536 " \
+          "1048576,262144 1048576,524288", want, " ")
+        for (w in want) if (!((c "," want[w]) in seen)) { print c ": no " want[w]; bad = 1 }
+      }
+      exit bad
+    }' >&2 || fail "bad sweep rows"
+  # The text table: its header and a row per configuration.
+  splice-bench --sweep -s 1M -c vmsplice-splice > out || fail "text table"
+  head -n 1 out | grep -q '^case *pipe *request *GiB/s *min *max *CPU s/GiB *x fixed *data *note' ||
+    fail "header: $(head -n 1 out)"
+  grep -q '^vmsplice-splice *1024K *256K .* yes' out || fail "no 1024K/256K row: $(cat out)"
+  # A case with no request size to sweep is a usage error.
+  run_status st splice-bench --sweep -c pipe-rw-64k > out 2> err
+  status 2 "$(cat st)" "splice-bench --sweep -c pipe-rw-64k"
+  mentions err "--sweep: case 'pipe-rw-64k' has no request size to sweep"
+}
+
+tcase t_sweep_corrupt "--sweep --corrupt: a wrong byte fails every configuration, exit 1"
+t_sweep_corrupt() {
+  run_status st splice-bench --sweep --corrupt -s 1M --csv -c vmsplice-busy -c tee-tee \
+    > out 2> err
+  status 1 "$(cat st)" "splice-bench --sweep --corrupt"
+  [ "$(tail -n +2 out | grep -c ',yes,')" -eq 0 ] || fail "rows verified: $(cat out)"
+  [ "$(tail -n +2 out | grep -c ',FAIL,')" -ge 20 ] || fail "rows not FAIL: $(cat out)"
+  mentions err "splice-bench: vmsplice-busy: wrong byte at offset 524288"
+  mentions err "splice-bench: tee-tee: wrong byte at offset 524288"
+}
+
 tcase t_table "the default table: a header, one row per case, each row verified"
 t_table() {
   splice-bench -t 0.05 -c pipe-rw-1m -c tee-copy > out 2> err || { cat err >&2; fail "exit"; }
@@ -153,7 +204,7 @@ tcase t_help_version "--help on stdout exit 0; --version names the suite"
 t_help_version() {
   splice-bench --help > out || fail "--help exit"
   mentions out "Usage: splice-bench"
-  for opt in --list --case --time --size --runs --dir --csv --corrupt --pipe-size; do
+  for opt in --list --case --time --size --runs --dir --csv --corrupt --sweep --pipe-size; do
     mentions out "$opt"
   done
   splice-bench -V > out || fail "-V exit"

@@ -63,6 +63,70 @@ t_pipe_to_file() {
   done
 }
 
+# clone_calls TRACE: the FICLONE ioctls in strace's record.
+clone_calls() {
+  grep -c 'FICLONE' "$1" || :
+}
+
+tcase t_clone "a whole file into an empty file: FICLONE first, then copy_file_range all at once"
+t_clone() {
+  need strace
+  random_file in 3000000
+  traced -o trace -e trace=ioctl,copy_file_range splice-cat --verbose in > out 2> err ||
+    { cat err >&2; fail "splice-cat in > out"; }
+  same in out
+  [ "$(clone_calls trace)" -eq 1 ] || { cat trace >&2; fail "FICLONE not tried once"; }
+  if grep -q 'FICLONE, 3) = 0' trace; then
+    mentions err "FICLONE: 3000000 bytes"
+  else
+    # This file system cannot clone: the rest in one request.
+    grep -q 'copy_file_range(3, NULL, 1, NULL, 3000000, 0) = 3000000' trace ||
+      { cat trace >&2; fail "not one copy_file_range for the whole file"; }
+  fi
+  # Where the file system refuses, whatever it says: the copy is byte-exact.
+  for err in EOPNOTSUPP EXDEV EINVAL; do
+    inject -o trace2 -t ioctl,copy_file_range ioctl:$err splice-cat --verbose in > out2 \
+      2> err2 || { cat err2 >&2; fail "splice-cat under FICLONE $err"; }
+    same in out2
+    [ "$(clone_calls trace2)" -eq 1 ] || fail "FICLONE not tried under $err"
+    mentions err2 "copy_file_range: 3000000 bytes"
+  done
+  # Not tried: an output with bytes in it, an output not at offset 0, --count,
+  # --chunk, the second operand; the copies are still right.
+  echo old > out3
+  traced -o trace3 -e trace=ioctl splice-cat in 1<> out3 || fail "splice-cat in 1<> out3"
+  { echo x; traced -o trace4 -e trace=ioctl splice-cat in; } > out4 || fail "after echo"
+  traced -o trace5 -e trace=ioctl splice-cat --count 3000000 in > out5 || fail "--count"
+  traced -o trace6 -e trace=ioctl splice-cat --chunk 64K in > out6 || fail "--chunk"
+  for n in 3 4 5 6; do
+    [ "$(clone_calls trace$n)" -eq 0 ] || fail "FICLONE tried in case $n"
+  done
+  same in out3
+  { echo x; cat in; } > ref4
+  same ref4 out4
+  same in out5
+  same in out6
+  traced -o trace7 -e trace=ioctl splice-cat in in > out7 || fail "splice-cat in in"
+  [ "$(clone_calls trace7)" -eq 1 ] || fail "FICLONE for the second operand"
+  cat in in > ref7
+  same ref7 out7
+}
+
+tcase t_pipe_requests "reading a pipe: half of it per splice(2) call, 64 KiB at least; --chunk wins"
+t_pipe_requests() {
+  need strace
+  ere='splice\(0, NULL, 1, NULL, '
+  reader_asks 1M 524288 splice "$ere" splice-cat
+  reader_asks 256K 131072 splice "$ere" splice-cat
+  reader_asks 64K 65536 splice "$ere" splice-cat
+  reader_asks 1M 100000 splice "$ere" splice-cat --chunk 100000
+  # A writer that grows the pipe after the reader started: the requests follow.
+  { sleep 0.3; vmsplice -s 64M; } | traced -o trace -e trace=splice splice-cat > /dev/null ||
+    fail "a late vmsplice | splice-cat"
+  got=$(requests trace "$ere")
+  [ "$got" = "65536 524288 " ] || { cat trace >&2; fail "a pipe grown late: asked $got"; }
+}
+
 tcase t_file_to_file_pipe "file -> file through the internal pipe when copy_file_range is refused"
 t_file_to_file_pipe() {
   need strace
@@ -772,12 +836,20 @@ t_sparse_not_at_end() {
   [ "$(kib out2)" -lt 1024 ] || fail "past the end: $(kib out2) KiB on disk"
 }
 
-tcase t_sparse_fallback "copy_file_range refused or >> output: still byte-exact, sparse where it can be"
+tcase t_sparse_fallback "copy_file_range or FICLONE refused or >> output: still byte-exact, sparse where it can be"
 t_sparse_fallback() {
   need_holes
   need strace
   truncate -s 100M big
   at 50000000 x big
+  # FICLONE keeps holes where it works; where it fails the sparse copy does.
+  traced -o trace -e trace=ioctl splice-cat big > out || fail "splice-cat big > out"
+  same big out
+  [ "$(kib out)" -lt 1024 ] || fail "holes written after FICLONE: $(kib out) KiB"
+  [ "$(clone_calls trace)" -eq 1 ] || fail "FICLONE not tried for a sparse file"
+  inject ioctl:EXDEV splice-cat big > out || fail "splice-cat under FICLONE EXDEV"
+  same big out
+  [ "$(kib out)" -lt 1024 ] || fail "holes written under FICLONE EXDEV: $(kib out) KiB"
   inject copy_file_range:EXDEV splice-cat big > out ||
     fail "splice-cat under EXDEV"
   same big out

@@ -105,6 +105,28 @@ listen_port() {
   sed -n 's/^splice-fromnet: listening on .* port \([0-9][0-9]*\)$/\1/p' "$1" | head -n 1
 }
 
+# requests TRACE ERE: the sizes that the calls in strace's record TRACE
+# asked for, each once, in order: the number right after ERE at a line's start.
+requests() {
+  sed -E -n "s/^$2([0-9]+).*/\\1/p" "$1" | sort -nu | tr '\n' ' '
+}
+
+# reader_asks PIPE WANT SYSCALL ERE CMD...: fails unless every SYSCALL call
+# of CMD asked for WANT bytes (the number after ERE, see requests) of a pipe
+# of PIPE bytes, which vmsplice grew, then filled with 8 MiB, before CMD
+# started.  CMD's stdout, a pipe, goes to asks.out.
+reader_asks() {
+  _pipe=$1 _want=$2 _sys=$3 _ere=$4
+  shift 4
+  vmsplice --pipe-size "$_pipe" -s 8M |
+    { sleep 0.3; run_status asks.st traced -o asks.trace -e trace="$_sys" "$@"; } |
+    cat > asks.out
+  [ "$(cat asks.st)" -eq 0 ] || fail "vmsplice --pipe-size $_pipe | $*: exit $(cat asks.st)"
+  _got=$(requests asks.trace "$_ere")
+  [ "$_got" = "$_want " ] ||
+    { cat asks.trace >&2; fail "pipe $_pipe, $*: asked $_got, not $_want"; }
+}
+
 # traced STRACE-ARGS... CMD...: CMD under strace, with LeakSanitizer off (it
 # cannot run under ptrace) and under timeout 10, so a hang fails quickly.
 traced() {

@@ -497,4 +497,12 @@ t_net() {
   all_same in out f1
 }
 
+tcase t_pipe_requests "a pipe input: tee(2) asks for half of it per call, 64 KiB at least"
+t_pipe_requests() {
+  need strace
+  reader_asks 1M 524288 tee 'tee\(0, 1, ' splice-tee /dev/null
+  [ "$(wc -c < asks.out)" -eq 8388608 ] || fail "splice-tee passed on $(wc -c < asks.out) bytes"
+  reader_asks 64K 65536 tee 'tee\(0, 1, ' splice-tee /dev/null
+}
+
 run_area "$@"

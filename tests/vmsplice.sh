@@ -439,4 +439,16 @@ t_touser_rdwr_fifo() {
   mentions err "a pipe open for writing too"
 }
 
+tcase t_touser_requests "vmsplice-touser: half the pipe per call, 64 KiB at least; -s wins"
+t_touser_requests() {
+  need strace
+  ere='vmsplice\(0, \[\{iov_base=.*, iov_len='
+  reader_asks 1M 524288 vmsplice "$ere" vmsplice-touser -c
+  [ "$(cat asks.out)" -eq 8388608 ] || fail "counted $(cat asks.out)"
+  reader_asks 64K 65536 vmsplice "$ere" vmsplice-touser -c
+  reader_asks 1M 1048576 vmsplice "$ere" vmsplice-touser -c -s 1M
+  reader_asks 1M 5000 vmsplice "$ere" vmsplice-touser -c -s 5000
+  [ "$(cat asks.out)" -eq 8388608 ] || fail "counted $(cat asks.out) with -s 5000"
+}
+
 run_area "$@"
