@@ -479,7 +479,8 @@ listen() {
   splice-fromnet -b 127.0.0.1 0 > "$1.out" 2> "$1.err" &
   LPID=$!
   for _i in $(seq 50); do
-    PORT=$(sed -n 's/.*listening on .* port \([0-9][0-9]*\).*/\1/p' "$1.err")
+    # The background shell may not have made $1.err yet.
+    PORT=$(sed -n 's/.*listening on .* port \([0-9][0-9]*\).*/\1/p' "$1.err" 2> /dev/null || :)
     [ -n "$PORT" ] && return 0
     sleep 0.1
   done
