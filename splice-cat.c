@@ -15,8 +15,8 @@
 static void
 help(void)
 {
-	printf("Usage: %s [-mu] [-s SIZE] [-v] [--strict] [--progress] [--pipe-size SIZE]"
-	    " [FILE]...\n"
+	printf("Usage: %s [-mu] [-s SIZE] [-L RATE] [-v] [--strict] [--progress]\n"
+	    "       [--name NAME] [--interval SECS] [--numeric] [--pipe-size SIZE] [FILE]...\n"
 	    "Concatenate FILEs to standard output with splice(2), zero-copy where the\n"
 	    "kernel allows.  With no FILE, or when FILE is -, read standard input.\n"
 	    "\n"
@@ -24,6 +24,7 @@ help(void)
 	    "                      today's kernels)\n"
 	    "  -s, --chunk SIZE    move at most SIZE bytes per call\n"
 	    "  -u                  ignored; output is never buffered\n"
+	    RATE_LIMIT_HELP
 	    COMMON_HELP, progname);
 }
 
@@ -48,6 +49,7 @@ main(int argc, char *argv[])
 	static const struct option longopts[] = {
 		{ "move", no_argument, NULL, 'm' },
 		{ "chunk", required_argument, NULL, 's' },
+		RATE_LIMIT_LONG_OPTION,
 		COMMON_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 }
 	};
@@ -61,7 +63,7 @@ main(int argc, char *argv[])
 	int opt;
 
 	set_progname(argv);
-	while ((opt = getopt_long(argc, argv, "ms:u" COMMON_SHORT_OPTIONS, longopts,
+	while ((opt = getopt_long(argc, argv, "ms:uL:" COMMON_SHORT_OPTIONS, longopts,
 	    NULL)) != -1) {
 		switch (opt) {
 		case 'm':
@@ -81,11 +83,12 @@ main(int argc, char *argv[])
 	}
 	files = optind < argc ? argv + optind : stdin_only;
 	eo = engine_opts();
-	account_start(common.progress, common.verbose, COUNT_MOVED);
+	account_start(&common, COUNT_MOVED);
 	/* Standard input is needed only for a "-" operand, reported there. */
 	closed = std_fds_fill(STD_FD(STDOUT_FILENO));
 	if (exit_status() != 0)
 		return exit_status();
+	account_set_total(inputs_size(files));
 
 	if (fstat(STDOUT_FILENO, &out_st) < 0) {
 		warn_errno("standard output");

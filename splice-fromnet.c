@@ -21,7 +21,8 @@ help(void)
 {
 	printf("Usage: %s [-4|-6] [-b ADDR] [-k] [-s SIZE] [-w] [-n] [--timeout SECS] [-v]"
 	    " [--strict]\n"
-	    "       [--progress] [--pipe-size SIZE] PORT\n"
+	    "       [--progress] [--name NAME] [--interval SECS] [--numeric] [--pipe-size SIZE]\n"
+	    "       PORT\n"
 	    "Listen on TCP PORT (0: any free port), accept a connection and splice(2)\n"
 	    "what the peer sends to standard output.  The address and port listened\n"
 	    "on are printed to standard error.\n"
@@ -134,7 +135,7 @@ main(int argc, char *argv[])
 	if (!port_valid(argv[optind], true))
 		usage_error("invalid PORT '%s' (0 to 65535, or a service name)", argv[optind]);
 	eo = engine_opts();
-	account_start(common.progress, common.verbose, COUNT_MOVED);
+	account_start(&common, COUNT_MOVED);
 
 	(void)std_fds_fill(STD_FD(STDOUT_FILENO));
 	if (exit_status() != 0)

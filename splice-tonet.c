@@ -18,14 +18,15 @@ enum { OPT_RETRY = OPT_TOOL_FIRST };
 static void
 help(void)
 {
-	printf("Usage: %s [-4|-6] [--retry SECS] [-v] [--strict] [--progress]"
-	    " [--pipe-size SIZE] HOST PORT\n"
+	printf("Usage: %s [-4|-6] [--retry SECS] [-L RATE] [-v] [--strict] [--progress]\n"
+	    "       [--name NAME] [--interval SECS] [--numeric] [--pipe-size SIZE] HOST PORT\n"
 	    "Send standard input to a TCP peer with splice(2) or sendfile(2), then\n"
 	    "shut the connection down for writing and wait until the peer closes it.\n"
 	    "\n"
 	    "  -4                  use IPv4 addresses only\n"
 	    "  -6                  use IPv6 addresses only\n"
 	    "      --retry SECS    keep trying to connect for SECS seconds\n"
+	    RATE_LIMIT_HELP
 	    COMMON_HELP, progname);
 }
 
@@ -34,6 +35,7 @@ main(int argc, char *argv[])
 {
 	static const struct option longopts[] = {
 		{ "retry", required_argument, NULL, OPT_RETRY },
+		RATE_LIMIT_LONG_OPTION,
 		COMMON_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 }
 	};
@@ -45,7 +47,7 @@ main(int argc, char *argv[])
 	char peer[128];
 
 	set_progname(argv);
-	while ((opt = getopt_long(argc, argv, "46" COMMON_SHORT_OPTIONS, longopts,
+	while ((opt = getopt_long(argc, argv, "46L:" COMMON_SHORT_OPTIONS, longopts,
 	    NULL)) != -1) {
 		switch (opt) {
 		case '4':
@@ -73,11 +75,12 @@ main(int argc, char *argv[])
 	snprintf(peer, sizeof(peer), "%s %s", host, port);
 	eo = engine_opts();
 	x.opts = eo;
-	account_start(common.progress, common.verbose, COUNT_MOVED);
+	account_start(&common, COUNT_MOVED);
 
 	(void)std_fds_fill(STD_FD(STDIN_FILENO));
 	if (exit_status() != 0)
 		return exit_status();
+	account_set_total(fd_size_left(STDIN_FILENO));
 	/* A peer that goes away is reported as EPIPE, not a silent death. */
 	signal(SIGPIPE, SIG_IGN);
 	if (fd_is_pipe(STDIN_FILENO))

@@ -22,7 +22,7 @@ static void
 help(void)
 {
 	printf("Usage: %s [-cdn] [-s SIZE] [--verify PATTERN] [-v] [--strict] [--progress]\n"
-	    "       [--pipe-size SIZE]\n"
+	    "       [--name NAME] [--interval SECS] [--numeric] [--pipe-size SIZE]\n"
 	    "Read standard input, a pipe, into user memory with vmsplice(2), and check,\n"
 	    "dump or count what came.\n"
 	    "\n"
@@ -171,11 +171,12 @@ main(int argc, char *argv[])
 	if (optind < argc)
 		usage_error("extra operand '%s'", argv[optind]);
 	eo = engine_opts();
-	account_start(common.progress, common.verbose, COUNT_MOVED);
+	account_start(&common, COUNT_MOVED);
 	(void)std_fds_fill(STD_FD(STDIN_FILENO) |
 	    (dumping || counting ? STD_FD(STDOUT_FILENO) : 0));
 	if (exit_status() != 0)
 		return exit_status();
+	account_set_total(fd_size_left(STDIN_FILENO));
 
 	/*
 	 * vmsplice(2) reads a pipe only through a read-only descriptor: on one

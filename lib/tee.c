@@ -423,6 +423,8 @@ tee_fd(struct tee_job *t)
 	 */
 	cap = pipe_capacity(p->src);
 	len = !filled ? (size_t)1 << 30 : cap > 0 ? (size_t)cap : 65536;
+	if (t->opts.call_bytes_max && t->opts.call_bytes_max < len)
+		len = t->opts.call_bytes_max;
 
 	for (;;) {
 		struct tee_out *only = NULL;
