@@ -83,6 +83,17 @@ t_percent() {
   ! grep -q "%" err || fail "a percentage without a known total: $(cat err)"
 }
 
+# wait_watcher PID: until PID runs its watcher thread (a second thread), which
+# takes SIGUSR1 from then on; before that (a slow start under valgrind), the
+# signal's default action would end it, as it would end dd.
+wait_watcher() {
+  for _i in $(seq 200); do
+    [ "$(sed -n 's/^Threads:[^0-9]*//p' "/proc/$1/status" 2> /dev/null)" = 2 ] && return 0
+    sleep 0.05
+  done
+  fail "pid $1 never started its watcher thread"
+}
+
 tcase t_usr1 "SIGUSR1 (3 times, to a generator and a copier): status lines, the bytes exact"
 t_usr1() {
   mkfifo p1 p2
@@ -92,6 +103,8 @@ t_usr1() {
   cpid=$!
   vmsplice-touser --verify seq -c < p2 > count 2> verr &
   vpid=$!
+  wait_watcher $gpid
+  wait_watcher $cpid
   for _i in 1 2 3; do
     sleep 0.4
     kill -USR1 "$gpid" "$cpid"
@@ -129,7 +142,9 @@ interrupt() {
   _sink=$!
   $SIGNALS_BACK "$@" -v --progress < in > out 2> err &
   _pid=$!
-  sleep 0.6
+  wait_watcher $_gen
+  wait_watcher $_pid
+  sleep 0.3
   kill -"$_sig" "$_pid"
   ends_by "$_sig" "$1" "$_pid" err
   # The generator dies of SIGPIPE, the sink sees the end.
@@ -150,7 +165,8 @@ t_ending_signals() {
     sink=$!
     $SIGNALS_BACK vmsplice -s inf -L 64M -v --progress > out 2> err &
     pid=$!
-    sleep 0.6
+    wait_watcher $pid
+    sleep 0.3
     kill -$sig $pid
     ends_by $sig vmsplice $pid err
     wait $sink || :
@@ -177,7 +193,12 @@ t_ending_signals_net() {
     port=$(port_of lerr $lpid)
     vmsplice -s inf -L 64M 2> /dev/null | splice-tonet 127.0.0.1 "$port" 2> /dev/null &
     spid=$!
-    sleep 0.6
+    # -v says when the sender is in.
+    for _i in $(seq 200); do
+      grep -q "connection from" lerr && break
+      sleep 0.05
+    done
+    sleep 0.3
     kill -$sig $lpid
     ends_by $sig splice-fromnet $lpid lerr
     wait $spid || :
@@ -191,7 +212,9 @@ t_ending_signals_net() {
     gpid=$!
     $SIGNALS_BACK splice-tonet -v --progress 127.0.0.1 "$port" < in 2> serr &
     spid=$!
-    sleep 0.6
+    wait_watcher $gpid
+    wait_watcher $spid
+    sleep 0.5
     kill -$sig $spid
     ends_by $sig splice-tonet $spid serr
     wait $gpid || :
@@ -204,6 +227,7 @@ t_ending_signals_bench() {
   for sig in INT TERM; do
     $SIGNALS_BACK splice-bench -c pipe-rw-64k -s 1G -r 3 --progress > /dev/null 2> err &
     pid=$!
+    wait_watcher $pid
     sleep 0.8
     workers=$(ps -o pid= --ppid $pid || :)
     [ -n "$workers" ] || fail "no workers seen"
@@ -255,7 +279,7 @@ t_rate_limit_tools() {
   port=$(port_of lerr $lpid)
   limited 0.95 2.5 "vmsplice -s 2M -p seq | splice-tonet -L 2M 127.0.0.1 $port"
   wait $lpid || fail "splice-fromnet"
-  vmsplice-touser --verify seq < got || fail "splice-tonet: wrong bytes"
+  cat got | vmsplice-touser --verify seq || fail "splice-tonet: wrong bytes"
 }
 
 run_area "$@"
