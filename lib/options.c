@@ -107,6 +107,22 @@ option_size(const char *opt, const char *arg)
 
 /* ---- common options ---------------------------------------------------- */
 
+/* --progress, and the options that shape its lines and imply it. */
+static void
+progress_option(int opt, const char *arg)
+{
+	common.progress = true;
+	if (opt == OPT_NAME)
+		common.name = arg;
+	else if (opt == OPT_NUMERIC)
+		common.numeric = true;
+	else if (opt == OPT_INTERVAL) {
+		common.interval_secs = option_seconds("--interval", arg);
+		if (common.interval_secs < 0.01 || common.interval_secs > 86400)
+			usage_error("--interval: must be 0.01 to 86400 seconds: '%s'", arg);
+	}
+}
+
 bool
 common_option(int opt, const char *arg, void (*help)(void))
 {
@@ -118,21 +134,10 @@ common_option(int opt, const char *arg, void (*help)(void))
 		common.strict = true;
 		return true;
 	case OPT_PROGRESS:
-		common.progress = true;
-		return true;
 	case OPT_NAME:
-		common.name = arg;
-		common.progress = true;
-		return true;
 	case OPT_INTERVAL:
-		common.interval_secs = option_seconds("--interval", arg);
-		if (common.interval_secs < 0.01 || common.interval_secs > 86400)
-			usage_error("--interval: must be 0.01 to 86400 seconds: '%s'", arg);
-		common.progress = true;
-		return true;
 	case OPT_NUMERIC:
-		common.numeric = true;
-		common.progress = true;
+		progress_option(opt, arg);
 		return true;
 	case 'L':
 		common.rate_limit = option_size("--rate-limit", arg);
