@@ -135,9 +135,9 @@ static const struct bench_case cases[] = {
 static void
 help(void)
 {
-	printf("Usage: %s [-l] [-c NAME]... [-t SECS] [-s SIZE] [-r RUNS] [-d DIR] [--csv]\n"
-	    "       [--corrupt] [-v] [--strict] [--progress] [--name NAME] [--interval SECS]\n"
-	    "       [--numeric] [--pipe-size SIZE]\n"
+	printf("Usage: %s [-l] [-c NAME]... [-t SECS] [-s SIZE] [-r RUNS] [-d DIR]\n"
+	    "       [--csv] [--corrupt] [-v] [--strict] [--progress] [--name NAME]\n"
+	    "       [--interval SECS] [--numeric] [--pipe-size SIZE]\n"
 	    "Measure each way of moving bytes through pipes, files and loopback TCP on\n"
 	    "this machine, checking every byte, and print GiB/s (median, min, max), CPU\n"
 	    "seconds per GiB and the ratio to write/read through a 64 KiB pipe.\n"

@@ -19,10 +19,9 @@ enum { OPT_TIMEOUT = OPT_TOOL_FIRST };
 static void
 help(void)
 {
-	printf("Usage: %s [-4|-6] [-b ADDR] [-k] [-s SIZE] [-w] [-n] [--timeout SECS] [-v]"
-	    " [--strict]\n"
-	    "       [--progress] [--name NAME] [--interval SECS] [--numeric] [--pipe-size SIZE]\n"
-	    "       PORT\n"
+	printf("Usage: %s [-4|-6] [-b ADDR] [-k] [-s SIZE] [-w] [-n]\n"
+	    "       [--timeout SECS] [-v] [--strict] [--progress] [--name NAME]\n"
+	    "       [--interval SECS] [--numeric] [--pipe-size SIZE] PORT\n"
 	    "Listen on TCP PORT (0: any free port), accept a connection and splice(2)\n"
 	    "what the peer sends to standard output.  The address and port listened\n"
 	    "on are printed to standard error.\n"

@@ -37,8 +37,8 @@ static enum output_error mode = OE_SIGPIPE;
 static void
 help(void)
 {
-	printf("Usage: %s [-aimp] [--output-error[=MODE]] [-n HOST:PORT]... [-L RATE] [-v]\n"
-	    "       [--strict] [--progress] [--name NAME] [--interval SECS] [--numeric]\n"
+	printf("Usage: %s [-aimp] [--output-error[=MODE]] [-n HOST:PORT]... [-L RATE]\n"
+	    "       [-v] [--strict] [--progress] [--name NAME] [--interval SECS] [--numeric]\n"
 	    "       [--pipe-size SIZE] [FILE]...\n"
 	    "Copy standard input to standard output and to every FILE, with tee(2) and\n"
 	    "splice(2): zero-copy where the kernel allows.  A FILE named - is a file.\n"

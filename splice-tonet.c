@@ -18,8 +18,9 @@ enum { OPT_RETRY = OPT_TOOL_FIRST };
 static void
 help(void)
 {
-	printf("Usage: %s [-4|-6] [--retry SECS] [-L RATE] [-v] [--strict] [--progress]\n"
-	    "       [--name NAME] [--interval SECS] [--numeric] [--pipe-size SIZE] HOST PORT\n"
+	printf("Usage: %s [-4|-6] [--retry SECS] [-L RATE] [-v] [--strict]\n"
+	    "       [--progress] [--name NAME] [--interval SECS] [--numeric]\n"
+	    "       [--pipe-size SIZE] HOST PORT\n"
 	    "Send standard input to a TCP peer with splice(2) or sendfile(2), then\n"
 	    "shut the connection down for writing and wait until the peer closes it.\n"
 	    "\n"

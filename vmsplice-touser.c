@@ -21,8 +21,9 @@ enum {
 static void
 help(void)
 {
-	printf("Usage: %s [-cdn] [-s SIZE] [--verify PATTERN] [-v] [--strict] [--progress]\n"
-	    "       [--name NAME] [--interval SECS] [--numeric] [--pipe-size SIZE]\n"
+	printf("Usage: %s [-cdn] [-s SIZE] [--verify PATTERN] [-v] [--strict]\n"
+	    "       [--progress] [--name NAME] [--interval SECS] [--numeric]\n"
+	    "       [--pipe-size SIZE]\n"
 	    "Read standard input, a pipe, into user memory with vmsplice(2), and check,\n"
 	    "dump or count what came.\n"
 	    "\n"

@@ -42,9 +42,9 @@ static size_t call_bytes_max;
 static void
 help(void)
 {
-	printf("Usage: %s [-cgu] [-s SIZE|inf] [-p PATTERN] [--reuse] [--huge] [--busy] [-L RATE]\n"
-	    "       [-v] [--strict] [--progress] [--name NAME] [--interval SECS] [--numeric]\n"
-	    "       [--pipe-size SIZE]\n"
+	printf("Usage: %s [-cgu] [-s SIZE|inf] [-p PATTERN] [--reuse] [--huge] [--busy]\n"
+	    "       [-L RATE] [-v] [--strict] [--progress] [--name NAME] [--interval SECS]\n"
+	    "       [--numeric] [--pipe-size SIZE]\n"
 	    "Write SIZE bytes of PATTERN to standard output, a pipe, with vmsplice(2).\n"
 	    "No page is written again once the pipe may hold it, whatever reads the pipe.\n"
 	    "\n"
