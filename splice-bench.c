@@ -11,6 +11,7 @@
 #include <limits.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -143,7 +144,7 @@ help(void)
 {
 	printf("Usage: %s [-l] [-c NAME]... [-t SECS] [-s SIZE] [-r RUNS] [-d DIR]\n"
 	    "       [--csv] [--corrupt] [--sweep] [-v] [--strict] [--progress]\n"
-	    "       [--pipe-size SIZE]\n"
+	    "       [--name NAME] [--interval SECS] [--numeric] [--pipe-size SIZE]\n"
 	    "Measure each way of moving bytes through pipes, files and loopback TCP on\n"
 	    "this machine, checking every byte, and print GiB/s (median, min, max), CPU\n"
 	    "seconds per GiB and the ratio to write/read through a 64 KiB pipe.\n"
@@ -757,78 +758,57 @@ close_tracked(void)
 }
 
 /* The workers of the run in progress, for end_workers(). */
-static volatile pid_t workers[3];
-
-static const int ending_signals[] = { SIGHUP, SIGINT, SIGTERM };
+static pid_t workers[3];
+/* Held while a worker is forked and recorded, and for good once they end. */
+static pthread_mutex_t workers_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /*
- * SIGINT, SIGTERM or SIGHUP: no worker may outlive us, so kill and reap
- * them, then die of the same signal (the shell sees 128+N).  Only
- * async-signal-safe calls here.
+ * SIGINT, SIGTERM or SIGHUP (lib/progress.c calls this on its thread, then
+ * prints the totals and dies of the signal): no worker may outlive us, so
+ * kill them and wait until they are dead.  They are left for run_once() to
+ * reap, which then stops at the lock, kept for good: no worker is forked,
+ * and no failure reported, after this.
  */
 static void
-end_workers(int sig)
+end_workers(void)
 {
+	pthread_mutex_lock(&workers_lock);
 	for (size_t i = 0; i < sizeof(workers) / sizeof(workers[0]); i++) {
+		siginfo_t info;
+
 		if (workers[i] > 0) {
 			kill(workers[i], SIGKILL);
-			while (waitpid(workers[i], NULL, 0) < 0 && errno == EINTR)
+			while (waitid(P_PID, (id_t)workers[i], &info, WEXITED | WNOWAIT) < 0 &&
+			    errno == EINTR)
 				;
 		}
 	}
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
-static int
-catch_ending_signals(void (*handler)(int))
-{
-	struct sigaction sa = { .sa_handler = handler };
-
-	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < sizeof(ending_signals) / sizeof(ending_signals[0]); i++) {
-		sigaddset(&sa.sa_mask, ending_signals[i]);
-	}
-	for (size_t i = 0; i < sizeof(ending_signals) / sizeof(ending_signals[0]); i++) {
-		/* A signal ignored when we started (nohup) stays ignored. */
-		struct sigaction old;
-
-		if (sigaction(ending_signals[i], NULL, &old) < 0)
-			return -1;
-		if (old.sa_handler != SIG_IGN && sigaction(ending_signals[i], &sa, NULL) < 0)
-			return -1;
-	}
-	return 0;
 }
 
 static int
 spawn(struct stage *s, int slot)
 {
 	pid_t tool = getpid();
-	sigset_t block, old;
 
 	fflush(stdout);
 	fflush(stderr);
-	/* The pid is recorded before a signal can ask for it. */
-	sigemptyset(&block);
-	for (size_t i = 0; i < sizeof(ending_signals) / sizeof(ending_signals[0]); i++)
-		sigaddset(&block, ending_signals[i]);
-	sigprocmask(SIG_BLOCK, &block, &old);
+	/* The pid is recorded before end_workers() can ask for it. */
+	pthread_mutex_lock(&workers_lock);
 	s->pid = fork();
 	if (s->pid > 0)
 		workers[slot] = s->pid;
 	if (s->pid != 0)
-		sigprocmask(SIG_SETMASK, &old, NULL);
+		pthread_mutex_unlock(&workers_lock);
 	if (s->pid < 0) {
 		warn_errno("fork");
 		return -1;
 	}
 	if (s->pid == 0) {
-		/* A worker dies with the tool, whatever kills the tool. */
-		for (size_t i = 0; i < sizeof(ending_signals) / sizeof(ending_signals[0]); i++)
-			if (signal(ending_signals[i], SIG_DFL) == SIG_IGN)
-				signal(ending_signals[i], SIG_IGN);
-		sigprocmask(SIG_SETMASK, &old, NULL);
+		/*
+		 * A worker dies with the tool, whatever kills the tool.  The
+		 * ending signals stay blocked, as in the tool's thread: the
+		 * tool ends its workers itself.
+		 */
 		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != tool)
 			_exit(EXIT_ERROR);
 		for (int i = 0; i < n_tracked; i++)
@@ -970,7 +950,9 @@ run_once(const struct bench_case *bc, const struct tuning *tu, uint64_t bytes, b
 				warn_errno("wait4");
 				return -1;
 			}
+		pthread_mutex_lock(&workers_lock);
 		workers[i] = 0;
+		pthread_mutex_unlock(&workers_lock);
 		*cpu += (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
 		    (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
 		if (!WIFEXITED(st[i].status) || WEXITSTATUS(st[i].status) != 0)
@@ -989,6 +971,7 @@ run_once(const struct bench_case *bc, const struct tuning *tu, uint64_t bytes, b
 		}
 	if (rval == 0 && bc->sink == TO_FILE)
 		rval = check_output_file(&st[0]);
+	account_input(bytes);
 	return rval;
 }
 
@@ -1372,6 +1355,7 @@ main(int argc, char *argv[])
 	};
 	bool selected[N_CASES] = { false }, any_selected = false, list = false, csv = false;
 	bool corrupt = false, need_file = false, sweep = false;
+	uint64_t n_selected = 0;
 	const char *dir = getenv("TMPDIR");
 	double secs = 0.3;
 	uint64_t size = 0;
@@ -1448,15 +1432,17 @@ main(int argc, char *argv[])
 			usage_error("--sweep: case '%s' has no request size to sweep", cases[i].name);
 		if (selected[i] && cases[i].file)
 			need_file = true;
+		n_selected += selected[i];
 	}
 
 	(void)std_fds_fill(STD_FD(STDOUT_FILENO));
 	if (exit_status() != 0)
 		return exit_status();
-	if (catch_ending_signals(end_workers) < 0) {
-		warn_errno("sigaction");
-		return EXIT_ERROR;
-	}
+	account_start(&common, COUNT_INPUT);
+	on_ending_signal(end_workers);
+	if (size)
+		account_set_total(n_selected * (min_size(size, CHECK_RUN_BYTES) +
+		    (uint64_t)runs * size));
 	if (make_pattern(corrupt, size) < 0)
 		return EXIT_ERROR;
 	if ((devnull = open("/dev/null", O_WRONLY | O_CLOEXEC)) < 0) {
@@ -1470,5 +1456,6 @@ main(int argc, char *argv[])
 	    run_table(selected, secs, size, runs, csv);
 	if (any_failed)
 		warn_msg("a case failed: its data or its system calls were wrong (see above)");
+	report_totals();
 	exit_flushing_stdout();
 }

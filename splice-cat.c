@@ -33,7 +33,8 @@ static void
 help(void)
 {
 	printf("Usage: %s [-AbeEmnstTuv] [--chunk SIZE] [--skip SIZE] [--count SIZE]\n"
-	    "       [--fsync] [--verbose] [--strict] [--progress] [--pipe-size SIZE]\n"
+	    "       [--fsync] [-L RATE] [--verbose] [--strict] [--progress]\n"
+	    "       [--name NAME] [--interval SECS] [--numeric] [--pipe-size SIZE]\n"
 	    "       [FILE]...\n"
 	    "Concatenate FILEs to standard output with splice(2), zero-copy where the\n"
 	    "kernel allows.  With no FILE, or when FILE is -, read standard input.\n"
@@ -58,6 +59,7 @@ help(void)
 	    "      --count SIZE    copy at most SIZE bytes of the input, then stop\n"
 	    "      --fsync         fsync(2) the output at the end; fail if that fails\n"
 	    "                      (as dd conv=fsync does, also on a pipe)\n"
+	    RATE_LIMIT_HELP
 	    "      --verbose       " VERBOSE_HELP
 	    COMMON_HELP_NO_V, progname);
 }
@@ -116,13 +118,14 @@ parse_options(int argc, char *argv[], struct cat_job *job)
 		{ "skip", required_argument, NULL, OPT_SKIP },
 		{ "count", required_argument, NULL, OPT_COUNT },
 		{ "fsync", no_argument, NULL, OPT_FSYNC },
+		RATE_LIMIT_LONG_OPTION,
 		COMMON_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 }
 	};
 	uint64_t bytes;
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "AbeEmnstTuv" COMMON_SHORT_OPTIONS_NO_V,
+	while ((opt = getopt_long(argc, argv, "AbeEmnstTuvL:" COMMON_SHORT_OPTIONS_NO_V,
 	    longopts, NULL)) != -1) {
 		if (format_option(opt, &job->fmt))
 			continue;
@@ -240,6 +243,19 @@ cat_file(struct cat_job *job, const char *name)
 	return go_on;
 }
 
+/* What --progress counts to: the operands' sizes, less --skip, at most --count. */
+static void
+set_progress_total(const struct cat_job *job, char *const *files)
+{
+	uint64_t total = inputs_size(files);
+
+	if (total != TO_EOF)
+		total = total > job->skip ? total - job->skip : 0;
+	if (job->count != TO_EOF && job->count < total)
+		total = job->count;
+	account_set_total(total);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -253,12 +269,13 @@ main(int argc, char *argv[])
 	files = argv + parse_options(argc, argv, &job);
 	if (*files == NULL)
 		files = stdin_only;
-	account_start(common.progress, common.verbose, COUNT_MOVED);
+	account_start(&common, COUNT_MOVED);
 	/* Standard input is needed only for a "-" operand, reported there. */
 	closed = std_fds_fill(STD_FD(STDOUT_FILENO));
 	if (exit_status() != 0)
 		return exit_status();
 	job.stdin_closed = closed & STD_FD(STDIN_FILENO);
+	set_progress_total(&job, files);
 
 	if (fstat(STDOUT_FILENO, &job.out_st) < 0) {
 		warn_errno("standard output");

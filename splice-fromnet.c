@@ -34,7 +34,8 @@ help(void)
 {
 	printf("Usage: %s [-4|-6] [-b ADDR] [-klNn] [-s SIZE] [-U PATH] [-w SECS]\n"
 	    "       [--allow ADDR[/PREFIX]]... [--timeout SECS] [--poll] [--nonblock] [-v]\n"
-	    "       [--strict] [--progress] [--pipe-size SIZE] [HOST] PORT | HOST:PORT\n"
+	    "       [--strict] [--progress] [--name NAME] [--interval SECS] [--numeric]\n"
+	    "       [--pipe-size SIZE] [HOST] PORT | HOST:PORT\n"
 	    "Listen on TCP PORT (0: any free port), accept a connection and splice(2)\n"
 	    "what the peer sends to standard output.  The address and port listened\n"
 	    "on are printed to standard error.\n"
@@ -186,7 +187,7 @@ listen_and_serve(struct listen_opts *lo, const struct tcp_opts *to, const char *
 	struct tcp_name here;
 	int listener, accepted = 0;
 
-	account_start(common.progress, common.verbose, COUNT_MOVED);
+	account_start(&common, COUNT_MOVED);
 	(void)std_fds_fill(STD_FD(STDOUT_FILENO));
 	if (exit_status() != 0)
 		return exit_status();

@@ -38,7 +38,8 @@ static void
 help(void)
 {
 	printf("Usage: %s [-aimp] [--output-error[=MODE]] [-n HOST:PORT]... [-w SECS]\n"
-	    "       [-v] [--strict] [--progress] [--pipe-size SIZE] [FILE]...\n"
+	    "       [-L RATE] [-v] [--strict] [--progress] [--name NAME] [--interval SECS]\n"
+	    "       [--numeric] [--pipe-size SIZE] [FILE]...\n"
 	    "Copy standard input to standard output and to every FILE, with tee(2) and\n"
 	    "splice(2): zero-copy where the kernel allows.  A FILE named - is a file.\n"
 	    "\n"
@@ -53,6 +54,7 @@ help(void)
 	    "                      output quietly, the others go on\n"
 	    "      --output-error[=MODE]  what an output error does: warn, warn-nopipe\n"
 	    "                      (the default MODE), exit, exit-nopipe\n"
+	    RATE_LIMIT_HELP
 	    COMMON_HELP, progname);
 }
 
@@ -147,6 +149,7 @@ main(int argc, char *argv[])
 		{ "move", no_argument, NULL, 'm' },
 		{ "net", required_argument, NULL, 'n' },
 		{ "output-error", optional_argument, NULL, OPT_OUTPUT_ERROR },
+		RATE_LIMIT_LONG_OPTION,
 		COMMON_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 }
 	};
@@ -171,7 +174,7 @@ main(int argc, char *argv[])
 		warn_errno("calloc");
 		return EXIT_ERROR;
 	}
-	while ((opt = getopt_long(argc, argv, "aimn:pw:" COMMON_SHORT_OPTIONS, longopts,
+	while ((opt = getopt_long(argc, argv, "aimn:pw:L:" COMMON_SHORT_OPTIONS, longopts,
 	    NULL)) != -1) {
 		switch (opt) {
 		case 'a':
@@ -216,11 +219,12 @@ main(int argc, char *argv[])
 	}
 	nfiles = (size_t)(argc - optind);
 	job.opts = engine_opts();
-	account_start(common.progress, common.verbose, COUNT_INPUT);
+	account_start(&common, COUNT_INPUT);
 	/* No FILE is truncated when there is no input to copy. */
 	closed = std_fds_fill(STD_FD(STDIN_FILENO));
 	if (exit_status() != 0)
 		return exit_status();
+	account_set_total(fd_size_left(STDIN_FILENO));
 	/* A vanished reader is an error to report, not a signal to die of. */
 	if (mode != OE_SIGPIPE && signal(SIGPIPE, SIG_IGN) == SIG_ERR) {
 		warn_errno("SIGPIPE");

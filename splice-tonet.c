@@ -21,7 +21,8 @@ static void
 help(void)
 {
 	printf("Usage: %s [-4|-6] [-Nn] [-s ADDR] [-U PATH] [-w SECS] [--retry SECS]\n"
-	    "       [--no-reply] [-v] [--strict] [--progress] [--pipe-size SIZE]\n"
+	    "       [--no-reply] [-L RATE] [-v] [--strict] [--progress] [--name NAME]\n"
+	    "       [--interval SECS] [--numeric] [--pipe-size SIZE]\n"
 	    "       HOST PORT | HOST:PORT\n"
 	    "Send standard input to a TCP peer with splice(2) or sendfile(2) while what\n"
 	    "the peer sends goes to standard output; at the end of the input, shut the\n"
@@ -36,6 +37,7 @@ help(void)
 	    "  -w SECS             give up when connecting, or nothing moving, takes SECS\n"
 	    "      --retry SECS    keep trying to connect for SECS seconds\n"
 	    "      --no-reply      drop what the peer sends instead of writing it out\n"
+	    RATE_LIMIT_HELP
 	    COMMON_HELP, progname);
 }
 
@@ -81,6 +83,7 @@ prepare_fds(const struct duplex *d)
 	(void)std_fds_fill(STD_FD(STDIN_FILENO) | (d->no_reply ? 0 : STD_FD(STDOUT_FILENO)));
 	if (exit_status() != 0)
 		return -1;
+	account_set_total(fd_size_left(STDIN_FILENO));
 	/* A peer that goes away is reported as EPIPE, not a silent death. */
 	signal(SIGPIPE, SIG_IGN);
 	if (fd_is_pipe(STDIN_FILENO))
@@ -96,6 +99,7 @@ main(int argc, char *argv[])
 	static const struct option longopts[] = {
 		{ "retry", required_argument, NULL, OPT_RETRY },
 		{ "no-reply", no_argument, NULL, OPT_NO_REPLY },
+		RATE_LIMIT_LONG_OPTION,
 		COMMON_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 }
 	};
@@ -107,7 +111,8 @@ main(int argc, char *argv[])
 	int opt;
 
 	set_progname(argv);
-	while ((opt = getopt_long(argc, argv, NET_SHORT_OPTIONS "s:U:w:" COMMON_SHORT_OPTIONS, longopts,
+	while ((opt = getopt_long(argc, argv, NET_SHORT_OPTIONS "s:U:w:L:" COMMON_SHORT_OPTIONS,
+	    longopts,
 	    NULL)) != -1) {
 		switch (opt) {
 		case 's':
@@ -142,7 +147,7 @@ main(int argc, char *argv[])
 		snprintf(peer, sizeof(peer), "%s %s", host, port);
 	}
 	d.opts = engine_opts();
-	account_start(common.progress, common.verbose, COUNT_MOVED);
+	account_start(&common, COUNT_MOVED);
 
 	if (prepare_fds(&d) < 0)
 		return EXIT_ERROR;

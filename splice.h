@@ -11,7 +11,8 @@
  *   clock.c       monotonic seconds, sleeping                (libc only)
  *   options.c     common options, sizes, seconds             -> msg
  *   fd.c          descriptors and pipes, retrying I/O        -> clock, msg
- *   account.c     bytes per method, -v totals, --progress    -> clock, msg
+ *   account.c     bytes per method, -v totals, rate limit    -> clock, msg
+ *   progress.c    --progress lines, SIGUSR1/SIGINT watcher   -> account, clock, msg
  *   move.c        move_fd(): splice, copy_file_range, ...    -> fd, account, msg
  *   ranges.c      sparse copies, --skip by offset            -> move, fd
  *   move_socket.c move_to_socket(): sendfile, splice         -> move, fd, account
@@ -93,7 +94,11 @@ struct common_opts {
 	int verbose;		/* -v: methods, bytes, rate on stderr */
 	bool strict;		/* --strict: a fallback is an error */
 	bool progress;		/* --progress: status line once a second */
+	const char *name;	/* --name: what starts the status line, or NULL */
+	double interval_secs;	/* --interval: between status lines, 0 = 1 s */
+	bool numeric;		/* --numeric: bare numbers, one a line */
 	size_t pipe_bytes;	/* --pipe-size, 0 = DEFAULT_PIPE_BYTES */
+	uint64_t rate_limit;	/* -L: bytes a second, 0 = no limit */
 };
 
 /* Set by common_option(); read by the tools, never by lib/'s engines. */
@@ -104,6 +109,12 @@ struct engine_opts {
 	bool strict;		/* a fallback from zero-copy is an error */
 	int verbose;		/* 1: notes about pipes; 2: about fallbacks too */
 	size_t pipe_bytes;	/* capacity to ask for; 0 = DEFAULT_PIPE_BYTES */
+	/*
+	 * Most bytes one call may move, 0 = no bound: under -L a call moves
+	 * about a sixteenth of a second's worth, so that the sleeps between
+	 * calls keep the rate smooth.
+	 */
+	size_t call_bytes_max;
 };
 
 /* The engine settings that the common options chose. */
@@ -113,6 +124,9 @@ struct engine_opts engine_opts(void);
 enum {
 	OPT_STRICT = 0x100,
 	OPT_PROGRESS,
+	OPT_NAME,
+	OPT_INTERVAL,
+	OPT_NUMERIC,
 	OPT_PIPE_SIZE,
 	OPT_VERBOSE,		/* --verbose, for a tool whose -v means something else */
 	OPT_TOOL_FIRST = 0x120,	/* first code free for a tool's own options */
@@ -123,6 +137,9 @@ enum {
 	{ "verbose", no_argument, NULL, OPT_VERBOSE }, \
 	{ "strict", no_argument, NULL, OPT_STRICT }, \
 	{ "progress", no_argument, NULL, OPT_PROGRESS }, \
+	{ "name", required_argument, NULL, OPT_NAME }, \
+	{ "interval", required_argument, NULL, OPT_INTERVAL }, \
+	{ "numeric", no_argument, NULL, OPT_NUMERIC }, \
 	{ "pipe-size", required_argument, NULL, OPT_PIPE_SIZE }, \
 	{ "help", no_argument, NULL, 'h' }, \
 	{ "version", no_argument, NULL, 'V' }
@@ -142,9 +159,22 @@ enum {
 #define COMMON_HELP_NO_V \
 	"      --strict        fail instead of falling back from zero-copy\n" \
 	"      --progress      print a status line on stderr about once a second\n" \
+	"      --name NAME     start the status line with NAME (implies --progress)\n" \
+	"      --interval SECS  status every SECS seconds (default 1; implies --progress)\n" \
+	"      --numeric       status as numbers, one a line: percent when the total\n" \
+	"                      is known, else bytes (implies --progress)\n" \
 	"      --pipe-size SIZE  pipe capacity to ask for (default 1M)\n" \
 	"  -h, --help          print this help and exit\n" \
 	"  -V, --version       print the version and exit\n"
+
+/*
+ * The rate limit, for the tools that take it: put "L:" in the tool's short
+ * option string, the long option in its array and the help line in its
+ * --help; common_option() parses it.
+ */
+#define RATE_LIMIT_LONG_OPTION { "rate-limit", required_argument, NULL, 'L' }
+#define RATE_LIMIT_HELP \
+	"  -L, --rate-limit RATE  move at most RATE bytes a second (4M, 500KB)\n"
 
 /*
  * Handles one getopt_long() result if it is a common option and returns
@@ -179,6 +209,17 @@ size_t pipe_request_bytes(long capacity);
 long pipe_grow(int fd, const struct engine_opts *o);
 /* pipe2(O_CLOEXEC) then pipe_grow(); -1 with errno on failure. */
 int pipe_open(int fds[2], const struct engine_opts *o);
+
+/*
+ * Bytes from fd's offset to its end: a regular file or a block device;
+ * TO_EOF for anything else (a pipe, a socket, a terminal).
+ */
+uint64_t fd_size_left(int fd);
+/*
+ * fd_size_left() of every named input ("-": standard input), summed, for
+ * a percentage; TO_EOF when one has no size or cannot be opened.
+ */
+uint64_t inputs_size(char *const *names);
 
 /* Waits with poll(2) until fd is ready for events; retries EINTR. */
 int wait_fd(int fd, short events);
@@ -295,7 +336,7 @@ int cat_format_fd(struct cat_format *f, struct xfer *x);
 /* After the last operand: writes a CR still held.  0, or -1 with errno. */
 int cat_format_end(struct cat_format *f, int out);
 
-/* ---- accounting, -v and --progress: lib/account.c ----------------------- */
+/* ---- accounting, -v totals and -L: lib/account.c ----------------------- */
 
 /* What --progress counts. */
 enum progress_count {
@@ -303,25 +344,33 @@ enum progress_count {
 	COUNT_INPUT,		/* bytes taken from the input: account_input() */
 };
 /*
- * Starts the clock for rates and says what to print: a --progress line
- * once a second (progress), totals per method at the end (verbose).
+ * Zeroes the counters and starts the clock for rates: totals per method at
+ * the end under verbose, and at most rate bytes a second (0: no limit),
+ * counted as count says.  account_start() calls it.
  */
-void account_start(bool progress, int verbose, enum progress_count count);
-/* Counts n bytes moved by method m; prints --progress when a second passed. */
+void account_reset(int verbose, enum progress_count count, uint64_t rate);
+/*
+ * Counts n bytes moved by method m.  Under a rate limit, sleeps until the
+ * bytes counted so far are due (COUNT_MOVED).  Safe beside the progress
+ * thread: the counters are atomic.
+ */
 void account(enum xfer_method m, uint64_t n);
 /*
  * For a tool that copies its input to several outputs (COUNT_INPUT): n
- * bytes were taken from the input; account() still counts each method.
+ * bytes were taken from the input (the rate limit holds here); account()
+ * still counts each method.
  */
 void account_input(uint64_t n);
+/* The bytes counted so far, as --progress shows them. */
+uint64_t account_bytes(void);
+/* The bytes the whole transfer will move, TO_EOF (the default) when unknown. */
+void account_set_total(uint64_t bytes);
+uint64_t account_total(void);
 /* Name of a method, as -v and --strict messages print it. */
 const char *method_name(enum xfer_method m);
-/*
- * At the end of a tool: ends the --progress line and with -v prints, per
- * method used, "prog: METHOD: N bytes in T s (R MiB/s)".
- */
-void report_totals(void);
-/* Seconds since account_start() or restart_rate_clock(). */
+/* With -v: "prog: METHOD: N bytes in T s (R MiB/s)" for each method used. */
+void report_methods(void);
+/* Seconds since account_reset() or restart_rate_clock(). */
 double elapsed_seconds(void);
 /*
  * Rates and --progress count from the tool's start; a tool that first waits
@@ -329,6 +378,28 @@ double elapsed_seconds(void);
  */
 void restart_rate_clock(void);
 
+/* ---- --progress and the signals that end or query a tool: lib/progress.c */
+
+/*
+ * Starts a tool's transfer: account_reset() with c's verbose and rate
+ * limit, the --progress settings of c, and (once per process) the watcher
+ * thread, which prints a status line every interval, a status line on
+ * SIGUSR1, and on SIGINT, SIGTERM or SIGHUP calls the hook set by
+ * on_ending_signal(), then report_totals(), then dies of the signal.
+ * Signals ignored when the tool started stay ignored.
+ */
+void account_start(const struct common_opts *c, enum progress_count count);
+/*
+ * Called on the watcher thread when an ending signal arrives, before the
+ * totals are printed (splice-bench ends its workers there); it may not call
+ * report_totals() or account_start().
+ */
+void on_ending_signal(void (*hook)(void));
+/*
+ * At the end of a tool, once: ends the --progress output with a final line
+ * and prints the -v totals (report_methods()).
+ */
+void report_totals(void);
 /* ---- TCP and Unix-domain streams: lib/tcp.c; addresses: lib/addr.c ------ */
 
 /* A socket address as a script reads it: "127.0.0.1" or "::1", and a port. */

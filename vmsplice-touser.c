@@ -22,7 +22,8 @@ static void
 help(void)
 {
 	printf("Usage: %s [-cdn] [-s SIZE] [--verify PATTERN] [-v] [--strict]\n"
-	    "       [--progress] [--pipe-size SIZE]\n"
+	    "       [--progress] [--name NAME] [--interval SECS] [--numeric]\n"
+	    "       [--pipe-size SIZE]\n"
 	    "Read standard input, a pipe, into user memory with vmsplice(2), and check,\n"
 	    "dump or count what came.\n"
 	    "\n"
@@ -187,11 +188,12 @@ main(int argc, char *argv[])
 	if (optind < argc)
 		usage_error("extra operand '%s'", argv[optind]);
 	eo = engine_opts();
-	account_start(common.progress, common.verbose, COUNT_MOVED);
+	account_start(&common, COUNT_MOVED);
 	(void)std_fds_fill(STD_FD(STDIN_FILENO) |
 	    (dumping || counting ? STD_FD(STDOUT_FILENO) : 0));
 	if (exit_status() != 0)
 		return exit_status();
+	account_set_total(fd_size_left(STDIN_FILENO));
 
 	/*
 	 * vmsplice(2) reads a pipe only through a read-only descriptor: on one

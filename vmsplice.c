@@ -36,12 +36,15 @@ enum {
 static struct pattern pattern = { .kind = PAT_ZERO };
 static bool reuse, clear, unalign, huge, busy, endless;
 static unsigned int vmsplice_flags;
+/* -L: most bytes per vmsplice(2), 0 = a whole half. */
+static size_t call_bytes_max;
 
 static void
 help(void)
 {
 	printf("Usage: %s [-cgu] [-s SIZE|inf] [-p PATTERN] [--reuse] [--huge] [--busy]\n"
-	    "       [-v] [--strict] [--progress] [--pipe-size SIZE]\n"
+	    "       [-L RATE] [-v] [--strict] [--progress] [--name NAME] [--interval SECS]\n"
+	    "       [--numeric] [--pipe-size SIZE]\n"
 	    "Write SIZE bytes of PATTERN to standard output, a pipe, with vmsplice(2).\n"
 	    "No page is written again once the pipe may hold it, whatever reads the pipe.\n"
 	    "\n"
@@ -55,6 +58,7 @@ help(void)
 	    "  -u, --unalign       start the data 1 KiB into a page\n"
 	    "      --huge          2 MiB-aligned buffers with MADV_HUGEPAGE\n"
 	    "      --busy          retry a full pipe at once instead of waiting in poll(2)\n"
+	    RATE_LIMIT_HELP
 	    COMMON_HELP, progname);
 }
 
@@ -76,9 +80,13 @@ next_bytes(uint64_t size, uint64_t done, size_t limit)
 static int
 put(const char *data, size_t n)
 {
-	if (vmsplice_all(STDOUT_FILENO, data, n, vmsplice_flags, busy) < 0) {
-		warn_errno("standard output: vmsplice");
-		return -1;
+	/* Under -L, pieces: the sleeps between them hold the rate. */
+	for (size_t piece; n > 0; data += piece, n -= piece) {
+		piece = call_bytes_max && call_bytes_max < n ? call_bytes_max : n;
+		if (vmsplice_all(STDOUT_FILENO, data, piece, vmsplice_flags, busy) < 0) {
+			warn_errno("standard output: vmsplice");
+			return -1;
+		}
 	}
 	return 0;
 }
@@ -262,6 +270,7 @@ main(int argc, char *argv[])
 		{ "unalign", no_argument, NULL, 'u' },
 		{ "huge", no_argument, NULL, OPT_HUGE },
 		{ "busy", no_argument, NULL, OPT_BUSY },
+		RATE_LIMIT_LONG_OPTION,
 		COMMON_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 }
 	};
@@ -273,7 +282,7 @@ main(int argc, char *argv[])
 	int opt;
 
 	set_progname(argv);
-	while ((opt = getopt_long(argc, argv, "s:p:cgu" COMMON_SHORT_OPTIONS, longopts,
+	while ((opt = getopt_long(argc, argv, "s:p:cguL:" COMMON_SHORT_OPTIONS, longopts,
 	    NULL)) != -1) {
 		switch (opt) {
 		case 's':
@@ -310,7 +319,8 @@ main(int argc, char *argv[])
 	if (optind < argc)
 		usage_error("extra operand '%s'", argv[optind]);
 	eo = engine_opts();
-	account_start(common.progress, common.verbose, COUNT_MOVED);
+	call_bytes_max = eo.call_bytes_max;
+	account_start(&common, COUNT_MOVED);
 	(void)std_fds_fill(STD_FD(STDOUT_FILENO));
 	if (exit_status() != 0)
 		return exit_status();
@@ -336,6 +346,8 @@ main(int argc, char *argv[])
 	}
 	if (!size_given)
 		size = 2 * (uint64_t)half;
+	if (!endless)
+		account_set_total(size);
 
 	if (!to_pipe)
 		mode = "write(2), one buffer (standard output is not a pipe)";
@@ -356,7 +368,7 @@ main(int argc, char *argv[])
 	}
 
 	if (!to_pipe)
-		(void)run_write(size, half);
+		(void)run_write(size, call_bytes_max && call_bytes_max < half ? call_bytes_max : half);
 	else if (reuse)
 		(void)run_reuse(size, half);
 	else if (pattern_repeats(&pattern, 2 * half) && !clear)

@@ -1,22 +1,28 @@
 /*
- * account.c: accounting: bytes per method, -v totals and --progress.
+ * account.c: accounting: bytes per method, -v totals and the -L rate limit.
  * See splice.h.
+ *
+ * The tool's thread counts; the progress thread (lib/progress.c) reads the
+ * counters at any moment, so they are atomic.  Only the counting thread
+ * writes them, so relaxed order is enough: a status line may be a call
+ * behind, never torn.
  */
-#include <stdio.h>
+#include <stdatomic.h>
 
 #include "splice.h"
 
-/* What account_start() was told; the tool's one transfer. */
+/* What account_reset() was told; the tool's one transfer. */
 static struct {
-	bool progress;
 	int verbose;
 	enum progress_count count;
-	double start;		/* now_seconds() when the rates start */
-	double last_progress;
-} acct = { .start = -1 };
+	uint64_t rate;		/* -L: bytes a second, 0 = none */
+	double rate_origin;	/* when the first byte was counted, under -L */
+} acct;
 
-static uint64_t method_bytes[M_COUNT];
-static uint64_t total_bytes;
+static _Atomic double start_secs = -1;	/* now_seconds() when the rates start */
+static _Atomic uint64_t method_bytes[M_COUNT];
+static _Atomic uint64_t total_bytes;
+static _Atomic uint64_t total_known = TO_EOF;
 
 static const char *const method_names[M_COUNT] = {
 	[M_SPLICE] = "splice",
@@ -36,86 +42,110 @@ method_name(enum xfer_method m)
 }
 
 void
-account_start(bool progress, int verbose, enum progress_count count)
+account_reset(int verbose, enum progress_count count, uint64_t rate)
 {
-	acct.progress = progress;
 	acct.verbose = verbose;
 	acct.count = count;
+	acct.rate = rate;
+	acct.rate_origin = -1;
+	for (int m = 0; m < M_COUNT; m++)
+		atomic_store_explicit(&method_bytes[m], 0, memory_order_relaxed);
+	atomic_store_explicit(&total_bytes, 0, memory_order_relaxed);
+	atomic_store_explicit(&total_known, TO_EOF, memory_order_relaxed);
 	restart_rate_clock();
 }
 
 void
 restart_rate_clock(void)
 {
-	acct.start = now_seconds();
-	acct.last_progress = acct.start;
+	atomic_store_explicit(&start_secs, now_seconds(), memory_order_relaxed);
 }
 
 double
 elapsed_seconds(void)
 {
-	return acct.start < 0 ? 0 : now_seconds() - acct.start;
+	double start = atomic_load_explicit(&start_secs, memory_order_relaxed);
+
+	return start < 0 ? 0 : now_seconds() - start;
 }
 
+/*
+ * -L: the bytes counted so far are due at rate_origin + total / rate; sleep
+ * until then.  The deadline is absolute, so the sleeps' overshoot does not
+ * add up, and the clock starts at the first byte, not at a connect(2) or
+ * an accept(2) before it.  The first call moves at once and is paid for by
+ * the sleep after it: the transfer never runs ahead of the rate.
+ */
 static void
-print_progress(char end)
-{
-	double secs = elapsed_seconds();
-
-	/* dd's status=progress line. */
-	fprintf(stderr, "\r%llu bytes (%.1f MB, %.1f MiB) copied, %.0f s, %.1f MB/s%c",
-	    (unsigned long long)total_bytes, (double)total_bytes / 1e6,
-	    (double)total_bytes / 1048576.0, secs,
-	    secs > 0 ? (double)total_bytes / 1e6 / secs : 0.0, end);
-}
-
-static void
-progress_tick(void)
+hold_rate(uint64_t total)
 {
 	double now;
 
-	if (!acct.progress)
+	if (acct.rate == 0)
 		return;
 	now = now_seconds();
-	if (now - acct.last_progress >= 1.0) {
-		acct.last_progress = now;
-		print_progress(' ');
-	}
+	if (acct.rate_origin < 0)
+		acct.rate_origin = now;
+	sleep_seconds(acct.rate_origin + (double)total / (double)acct.rate - now);
+}
+
+/* One more chunk of what --progress and -L count. */
+static void
+count_bytes(uint64_t n)
+{
+	uint64_t total = atomic_fetch_add_explicit(&total_bytes, n, memory_order_relaxed) + n;
+
+	hold_rate(total);
 }
 
 void
 account(enum xfer_method m, uint64_t n)
 {
-	method_bytes[m] += n;
+	atomic_fetch_add_explicit(&method_bytes[m], n, memory_order_relaxed);
 	if (acct.count == COUNT_MOVED)
-		total_bytes += n;
-	progress_tick();
+		count_bytes(n);
 }
 
 void
 account_input(uint64_t n)
 {
 	if (acct.count == COUNT_INPUT)
-		total_bytes += n;
-	progress_tick();
+		count_bytes(n);
+}
+
+uint64_t
+account_bytes(void)
+{
+	return atomic_load_explicit(&total_bytes, memory_order_relaxed);
 }
 
 void
-report_totals(void)
+account_set_total(uint64_t bytes)
+{
+	atomic_store_explicit(&total_known, bytes, memory_order_relaxed);
+}
+
+uint64_t
+account_total(void)
+{
+	return atomic_load_explicit(&total_known, memory_order_relaxed);
+}
+
+void
+report_methods(void)
 {
 	double secs = elapsed_seconds();
 
-	if (acct.progress)
-		print_progress('\n');
 	if (!acct.verbose)
 		return;
 	for (int m = 0; m < M_COUNT; m++) {
-		if (method_bytes[m] == 0)
+		uint64_t n = atomic_load_explicit(&method_bytes[m], memory_order_relaxed);
+
+		if (n == 0)
 			continue;
 		note("%s: %llu bytes in %.3f s (%.1f MiB/s)", method_names[m],
-		    (unsigned long long)method_bytes[m], secs,
-		    secs > 0 ? (double)method_bytes[m] / 1048576.0 / secs : 0.0);
+		    (unsigned long long)n, secs, secs > 0 ? (double)n / 1048576.0 / secs : 0.0);
 	}
-	if (total_bytes == 0)
+	if (account_bytes() == 0)
 		note("0 bytes moved");
 }

@@ -68,6 +68,14 @@ way_refused(struct duplex *d, struct way *w, const char *call, int err,
 	return 0;
 }
 
+/* At most want bytes per call, and at most what -L allows at once. */
+static size_t
+way_request(const struct duplex *d, size_t want)
+{
+	return d->opts.call_bytes_max && d->opts.call_bytes_max < want ?
+	    d->opts.call_bytes_max : want;
+}
+
 static void
 way_account(struct duplex *d, struct way *w, enum xfer_method m, size_t n)
 {
@@ -148,7 +156,7 @@ way_step(struct duplex *d, struct way *w)
 	switch (w->how) {
 	case M_SENDFILE:
 		call = "sendfile";
-		n = sendfile(w->to, w->from, NULL, 16 << 20);
+		n = sendfile(w->to, w->from, NULL, way_request(d, 16 << 20));
 		break;
 	case M_SPLICE_PIPE:
 		if (w->stage[0] < 0) {
@@ -161,12 +169,14 @@ way_step(struct duplex *d, struct way *w)
 		}
 		if (w->copy_in) {
 			call = "read";
-			n = read(w->from, buf, w->stage_cap < drop_bytes ? w->stage_cap : drop_bytes);
+			n = read(w->from, buf, way_request(d, w->stage_cap < drop_bytes ?
+			    w->stage_cap : drop_bytes));
 			/* The stage is empty: this fits without waiting. */
 			if (n > 0 && write_all(w->stage[1], buf, (size_t)n) < 0)
 				return way_fail(d, PARTY_NONE, "write", errno);
 		} else
-			n = splice(w->from, NULL, w->stage[1], NULL, w->stage_cap, flags);
+			n = splice(w->from, NULL, w->stage[1], NULL, way_request(d, w->stage_cap),
+			    flags);
 		if (n > 0) {
 			w->staged = (size_t)n;
 			return way_drain(d, w);
@@ -185,7 +195,7 @@ way_step(struct duplex *d, struct way *w)
 		/* Full pipe, more to come: let TCP fill its segments. */
 		if (w->cap > 0 && ioctl(w->from, FIONREAD, &queued) == 0 && queued >= w->cap)
 			flags |= SPLICE_F_MORE;
-		n = splice(w->from, NULL, w->to, NULL, 1 << 30, flags);
+		n = splice(w->from, NULL, w->to, NULL, way_request(d, 1 << 30), flags);
 		break;
 	}
 	if (n > 0) {

@@ -6,6 +6,7 @@
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -29,6 +30,59 @@ bool
 fd_is_regular(int fd)
 {
 	return fd_mode_is(fd, S_IFREG);
+}
+
+uint64_t
+fd_size_left(int fd)
+{
+	struct stat st;
+	off_t at, end;
+
+	if (fstat(fd, &st) < 0 || (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode)) ||
+	    (at = lseek(fd, 0, SEEK_CUR)) < 0)
+		return TO_EOF;
+	if (S_ISREG(st.st_mode))
+		end = st.st_size;
+	/* A block device's size: its end, then back to where it was. */
+	else if ((end = lseek(fd, 0, SEEK_END)) < 0 || lseek(fd, at, SEEK_SET) < 0)
+		return TO_EOF;
+	return end > at ? (uint64_t)(end - at) : 0;
+}
+
+/* fd_size_left() of a file by name, from its start. */
+static uint64_t
+path_size(const char *name)
+{
+	struct stat st;
+	uint64_t size;
+	int fd;
+
+	/* Never open a FIFO here: its writer would take us for the reader. */
+	if (stat(name, &st) < 0 || (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode)))
+		return TO_EOF;
+	if (S_ISREG(st.st_mode))
+		return (uint64_t)st.st_size;
+	if ((fd = open(name, O_RDONLY | O_CLOEXEC)) < 0)
+		return TO_EOF;
+	size = fd_size_left(fd);
+	close(fd);
+	return size;
+}
+
+uint64_t
+inputs_size(char *const *names)
+{
+	uint64_t sum = 0;
+
+	for (; *names; names++) {
+		uint64_t size = strcmp(*names, "-") == 0 ? fd_size_left(STDIN_FILENO) :
+		    path_size(*names);
+
+		if (size == TO_EOF || sum + size < sum)
+			return TO_EOF;
+		sum += size;
+	}
+	return sum;
 }
 
 long

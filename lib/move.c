@@ -25,6 +25,8 @@ xfer_call_bytes(const struct xfer *x, size_t chunk)
 
 	if (x->chunk && x->chunk < chunk)
 		chunk = x->chunk;
+	if (x->opts.call_bytes_max && x->opts.call_bytes_max < chunk)
+		chunk = x->opts.call_bytes_max;
 	return n < chunk ? (size_t)n : chunk;
 }
 

@@ -13,6 +13,24 @@
 
 struct common_opts common;
 
+/*
+ * Under -L, a sixteenth of a second's worth per call (whole pages where
+ * that is a page or more): lib/account.c sleeps after each call until its
+ * bytes are due, so a smaller call is a smoother rate, at the price of a
+ * few more calls a second.
+ */
+static size_t
+rate_call_bytes(uint64_t rate)
+{
+	uint64_t n = rate / 16;
+
+	if (rate == 0 || n > SIZE_MAX)
+		return 0;
+	if (n >= 4096)
+		n &= ~(uint64_t)4095;
+	return n ? (size_t)n : 1;
+}
+
 struct engine_opts
 engine_opts(void)
 {
@@ -20,6 +38,7 @@ engine_opts(void)
 		.strict = common.strict,
 		.verbose = common.verbose,
 		.pipe_bytes = common.pipe_bytes,
+		.call_bytes_max = rate_call_bytes(common.rate_limit),
 	};
 }
 
@@ -88,6 +107,22 @@ option_size(const char *opt, const char *arg)
 
 /* ---- common options ---------------------------------------------------- */
 
+/* --progress, and the options that shape its lines and imply it. */
+static void
+progress_option(int opt, const char *arg)
+{
+	common.progress = true;
+	if (opt == OPT_NAME)
+		common.name = arg;
+	else if (opt == OPT_NUMERIC)
+		common.numeric = true;
+	else if (opt == OPT_INTERVAL) {
+		common.interval_secs = option_seconds("--interval", arg);
+		if (common.interval_secs < 0.01 || common.interval_secs > 86400)
+			usage_error("--interval: must be 0.01 to 86400 seconds: '%s'", arg);
+	}
+}
+
 bool
 common_option(int opt, const char *arg, void (*help)(void))
 {
@@ -100,7 +135,15 @@ common_option(int opt, const char *arg, void (*help)(void))
 		common.strict = true;
 		return true;
 	case OPT_PROGRESS:
-		common.progress = true;
+	case OPT_NAME:
+	case OPT_INTERVAL:
+	case OPT_NUMERIC:
+		progress_option(opt, arg);
+		return true;
+	case 'L':
+		common.rate_limit = option_size("--rate-limit", arg);
+		if (common.rate_limit == 0)
+			usage_error("--rate-limit: must be at least 1 byte a second: '%s'", arg);
 		return true;
 	case OPT_PIPE_SIZE: {
 		uint64_t bytes = option_size("--pipe-size", arg);

@@ -433,6 +433,9 @@ tee_fd(struct tee_job *t)
 		 */
 		if (!filled)
 			len = pipe_request_bytes(pipe_capacity(p->src));
+		/* -L: each round at most what the rate allows at once. */
+		if (t->opts.call_bytes_max && t->opts.call_bytes_max < len)
+			len = t->opts.call_bytes_max;
 
 		for (size_t i = 0; i < t->nouts; i++) {
 			if (!t->outs[i].gone) {
