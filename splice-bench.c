@@ -1414,12 +1414,10 @@ main(int argc, char *argv[])
 			sweep = true;
 			break;
 		default:
-			if (!common_option(opt, optarg, help))
-				usage_error("unknown option");
+			common_option(opt, optarg, help);
 		}
 	}
-	if (optind < argc)
-		usage_error("unexpected operand: '%s'", argv[optind]);
+	no_operands(argc, argv);
 	if (list) {
 		for (size_t i = 0; i < N_CASES; i++)
 			printf("%-17s %s\n", cases[i].name, cases[i].what);
@@ -1435,10 +1433,9 @@ main(int argc, char *argv[])
 		n_selected += selected[i];
 	}
 
-	(void)std_fds_fill(STD_FD(STDOUT_FILENO));
+	(void)tool_start(STD_FD(STDOUT_FILENO), COUNT_INPUT);
 	if (exit_status() != 0)
 		return exit_status();
-	account_start(&common, COUNT_INPUT);
 	on_ending_signal(end_workers);
 	if (size)
 		account_set_total(n_selected * (min_size(size, CHECK_RUN_BYTES) +

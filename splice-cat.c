@@ -151,8 +151,7 @@ parse_options(int argc, char *argv[], struct cat_job *job)
 			job->fsync_output = true;
 			break;
 		default:
-			if (!common_option(opt, optarg, help))
-				usage_error("unknown option");
+			common_option(opt, optarg, help);
 		}
 	}
 	job->formatting = cat_format_any(&job->fmt);
@@ -269,9 +268,8 @@ main(int argc, char *argv[])
 	files = argv + parse_options(argc, argv, &job);
 	if (*files == NULL)
 		files = stdin_only;
-	account_start(&common, COUNT_MOVED);
 	/* Standard input is needed only for a "-" operand, reported there. */
-	closed = std_fds_fill(STD_FD(STDOUT_FILENO));
+	closed = tool_start(STD_FD(STDOUT_FILENO), COUNT_MOVED);
 	if (exit_status() != 0)
 		return exit_status();
 	job.stdin_closed = closed & STD_FD(STDIN_FILENO);

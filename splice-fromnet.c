@@ -187,8 +187,7 @@ listen_and_serve(struct listen_opts *lo, const struct tcp_opts *to, const char *
 	struct tcp_name here;
 	int listener, accepted = 0;
 
-	account_start(&common, COUNT_MOVED);
-	(void)std_fds_fill(STD_FD(STDOUT_FILENO));
+	(void)tool_start(STD_FD(STDOUT_FILENO), COUNT_MOVED);
 	if (exit_status() != 0)
 		return exit_status();
 	lo->cap = fd_is_pipe(STDOUT_FILENO) ? pipe_grow(STDOUT_FILENO, &eo) : -1;
@@ -280,8 +279,8 @@ main(int argc, char *argv[])
 			lo.flags |= SPLICE_F_NONBLOCK;
 			break;
 		default:
-			if (!net_option(opt, &to) && !common_option(opt, optarg, help))
-				usage_error("unknown option");
+			if (!net_option(opt, &to))
+				common_option(opt, optarg, help);
 		}
 	}
 	if (lo.unix_path) {

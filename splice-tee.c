@@ -213,15 +213,13 @@ main(int argc, char *argv[])
 			mode = parse_mode(optarg);
 			break;
 		default:
-			if (!common_option(opt, optarg, help))
-				usage_error("unknown option");
+			common_option(opt, optarg, help);
 		}
 	}
 	nfiles = (size_t)(argc - optind);
 	job.opts = engine_opts();
-	account_start(&common, COUNT_INPUT);
 	/* No FILE is truncated when there is no input to copy. */
-	closed = std_fds_fill(STD_FD(STDIN_FILENO));
+	closed = tool_start(STD_FD(STDIN_FILENO), COUNT_INPUT);
 	if (exit_status() != 0)
 		return exit_status();
 	account_set_total(fd_size_left(STDIN_FILENO));

@@ -80,7 +80,8 @@ parse_peer(int argc, char *argv[], char **host, char **port)
 static int
 prepare_fds(const struct duplex *d)
 {
-	(void)std_fds_fill(STD_FD(STDIN_FILENO) | (d->no_reply ? 0 : STD_FD(STDOUT_FILENO)));
+	(void)tool_start(STD_FD(STDIN_FILENO) | (d->no_reply ? 0 : STD_FD(STDOUT_FILENO)),
+	    COUNT_MOVED);
 	if (exit_status() != 0)
 		return -1;
 	account_set_total(fd_size_left(STDIN_FILENO));
@@ -132,8 +133,8 @@ main(int argc, char *argv[])
 			d.no_reply = true;
 			break;
 		default:
-			if (!net_option(opt, &to) && !common_option(opt, optarg, help))
-				usage_error("unknown option");
+			if (!net_option(opt, &to))
+				common_option(opt, optarg, help);
 		}
 	}
 	if (unix_path) {
@@ -147,7 +148,6 @@ main(int argc, char *argv[])
 		snprintf(peer, sizeof(peer), "%s %s", host, port);
 	}
 	d.opts = engine_opts();
-	account_start(&common, COUNT_MOVED);
 
 	if (prepare_fds(&d) < 0)
 		return EXIT_ERROR;

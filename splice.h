@@ -177,10 +177,12 @@ enum {
 	"  -L, --rate-limit RATE  move at most RATE bytes a second (4M, 500KB)\n"
 
 /*
- * Handles one getopt_long() result if it is a common option and returns
- * true; help() is called for -h.  Returns false for anything else.
+ * Handles a getopt_long() result that is none of the tool's own options: a
+ * common option, -h (help() and exit), -V, or a usage error.
  */
-bool common_option(int opt, const char *arg, void (*help)(void));
+void common_option(int opt, const char *arg, void (*help)(void));
+/* For a tool that takes no operands: one is a usage error. */
+void no_operands(int argc, char *argv[]);
 
 /* ---- descriptors and pipes: lib/fd.c ------------------------------------ */
 
@@ -389,6 +391,12 @@ void restart_rate_clock(void);
  * Signals ignored when the tool started stay ignored.
  */
 void account_start(const struct common_opts *c, enum progress_count count);
+/*
+ * Once a tool's options are parsed (lib/options.c): account_start() for its
+ * transfer, then std_fds_fill(needed).  Returns the descriptors that were
+ * closed; exit_status() says whether to go on.
+ */
+unsigned int tool_start(unsigned int needed, enum progress_count count);
 /*
  * Called on the watcher thread when an ending signal arrives, before the
  * totals are printed (splice-bench ends its workers there); it may not call
@@ -723,6 +731,14 @@ enum { DONE = 0, FAILED = -1, REFUSED = 1 };
 uint64_t xfer_left(const struct xfer *x);
 /* The bytes to ask one call for: chunk, x->chunk and xfer_left() at most. */
 size_t xfer_call_bytes(const struct xfer *x, size_t chunk);
+/* What one call of an engine's loop came to, by xfer_step(). */
+enum xfer_step { STEP_MOVED, STEP_END, STEP_AGAIN, STEP_ERROR };
+/*
+ * After a call returned n: n > 0 bytes are added to x->moved and counted
+ * under m (STEP_MOVED), 0 is the end (STEP_END), EINTR is STEP_AGAIN, any
+ * other error STEP_ERROR with errno kept for the caller to sort out.
+ */
+enum xfer_step xfer_step(struct xfer *x, ssize_t n, enum xfer_method m);
 /* Records err from call on side in x; returns FAILED. */
 int xfer_fail(struct xfer *x, enum xfer_side side, const char *call, int err);
 /* The kernel's "this pair can't do that", as opposed to an I/O error. */

@@ -181,16 +181,13 @@ main(int argc, char *argv[])
 			nonblock = true;
 			break;
 		default:
-			if (!common_option(opt, optarg, help))
-				usage_error("unknown option");
+			common_option(opt, optarg, help);
 		}
 	}
-	if (optind < argc)
-		usage_error("extra operand '%s'", argv[optind]);
+	no_operands(argc, argv);
 	eo = engine_opts();
-	account_start(&common, COUNT_MOVED);
-	(void)std_fds_fill(STD_FD(STDIN_FILENO) |
-	    (dumping || counting ? STD_FD(STDOUT_FILENO) : 0));
+	(void)tool_start(STD_FD(STDIN_FILENO) |
+	    (dumping || counting ? STD_FD(STDOUT_FILENO) : 0), COUNT_MOVED);
 	if (exit_status() != 0)
 		return exit_status();
 	account_set_total(fd_size_left(STDIN_FILENO));

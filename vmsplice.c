@@ -312,16 +312,13 @@ main(int argc, char *argv[])
 			busy = true;
 			break;
 		default:
-			if (!common_option(opt, optarg, help))
-				usage_error("unknown option");
+			common_option(opt, optarg, help);
 		}
 	}
-	if (optind < argc)
-		usage_error("extra operand '%s'", argv[optind]);
+	no_operands(argc, argv);
 	eo = engine_opts();
 	call_bytes_max = eo.call_bytes_max;
-	account_start(&common, COUNT_MOVED);
-	(void)std_fds_fill(STD_FD(STDOUT_FILENO));
+	(void)tool_start(STD_FD(STDOUT_FILENO), COUNT_MOVED);
 	if (exit_status() != 0)
 		return exit_status();
 

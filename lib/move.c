@@ -30,6 +30,19 @@ xfer_call_bytes(const struct xfer *x, size_t chunk)
 	return n < chunk ? (size_t)n : chunk;
 }
 
+enum xfer_step
+xfer_step(struct xfer *x, ssize_t n, enum xfer_method m)
+{
+	if (n > 0) {
+		x->moved += (uint64_t)n;
+		account(m, (uint64_t)n);
+		return STEP_MOVED;
+	}
+	if (n == 0)
+		return STEP_END;
+	return errno == EINTR ? STEP_AGAIN : STEP_ERROR;
+}
+
 int
 xfer_fail(struct xfer *x, enum xfer_side side, const char *call, int err)
 {
@@ -112,6 +125,7 @@ splice_across(struct xfer *x, bool in_pipe, bool out_pipe, bool more_when_full)
 	while (xfer_left(x) > 0) {
 		unsigned int flags = x->flags;
 		int queued = 0;
+		enum xfer_step step;
 		ssize_t n;
 
 		if (in_pipe && calls++ % 16 == 0)
@@ -132,15 +146,10 @@ splice_across(struct xfer *x, bool in_pipe, bool out_pipe, bool more_when_full)
 		    queued >= cap && xfer_left(x) > (uint64_t)queued)
 			flags |= SPLICE_F_MORE;
 		n = splice(x->in, NULL, x->out, NULL, xfer_call_bytes(x, chunk), flags);
-
-		if (n > 0) {
-			x->moved += (uint64_t)n;
-			account(M_SPLICE, (uint64_t)n);
-			continue;
-		}
-		if (n == 0)
+		step = xfer_step(x, n, M_SPLICE);
+		if (step == STEP_END)
 			break;
-		if (errno == EINTR)
+		if (step != STEP_ERROR)
 			continue;
 		if (errno == EAGAIN) {
 			/* An inherited O_NONBLOCK on either side. */
@@ -190,22 +199,15 @@ by_copy_range(struct xfer *x)
 	while (xfer_left(x) > 0) {
 		ssize_t n = copy_file_range(x->in, NULL, x->out, NULL,
 		    xfer_call_bytes(x, copy_range_bytes(x->in)), 0);
+		enum xfer_step step = xfer_step(x, n, M_COPY_RANGE);
 
-		if (n > 0) {
-			x->moved += (uint64_t)n;
-			account(M_COPY_RANGE, (uint64_t)n);
-			continue;
-		}
-		if (n == 0) {
-			/*
-			 * procfs and sysfs files claim size 0 and may
-			 * report EOF here that read(2) would not.
-			 */
-			if (x->moved == 0)
-				return REFUSED;
-			break;
-		}
-		if (errno == EINTR)
+		/*
+		 * procfs and sysfs files claim size 0 and may report EOF
+		 * here that read(2) would not.
+		 */
+		if (step == STEP_END)
+			return x->moved == 0 ? REFUSED : DONE;
+		if (step != STEP_ERROR)
 			continue;
 		/* EBADF: an O_APPEND output, which splice refuses too. */
 		if (x->moved == 0 && (err_is_refusal(errno) || errno == EBADF))

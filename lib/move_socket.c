@@ -24,15 +24,11 @@ by_sendfile(struct xfer *x)
 
 	while (xfer_left(x) > 0) {
 		ssize_t n = sendfile(x->out, x->in, NULL, xfer_call_bytes(x, chunk));
+		enum xfer_step step = xfer_step(x, n, M_SENDFILE);
 
-		if (n > 0) {
-			x->moved += (uint64_t)n;
-			account(M_SENDFILE, (uint64_t)n);
-			continue;
-		}
-		if (n == 0)
+		if (step == STEP_END)
 			break;
-		if (errno == EINTR)
+		if (step != STEP_ERROR)
 			continue;
 		if (errno == EAGAIN) {
 			if (wait_fd(x->out, POLLOUT) < 0)

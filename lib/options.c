@@ -123,28 +123,28 @@ progress_option(int opt, const char *arg)
 	}
 }
 
-bool
+void
 common_option(int opt, const char *arg, void (*help)(void))
 {
 	switch (opt) {
 	case 'v':
 	case OPT_VERBOSE:
 		common.verbose++;
-		return true;
+		return;
 	case OPT_STRICT:
 		common.strict = true;
-		return true;
+		return;
 	case OPT_PROGRESS:
 	case OPT_NAME:
 	case OPT_INTERVAL:
 	case OPT_NUMERIC:
 		progress_option(opt, arg);
-		return true;
+		return;
 	case 'L':
 		common.rate_limit = option_size("--rate-limit", arg);
 		if (common.rate_limit == 0)
 			usage_error("--rate-limit: must be at least 1 byte a second: '%s'", arg);
-		return true;
+		return;
 	case OPT_PIPE_SIZE: {
 		uint64_t bytes = option_size("--pipe-size", arg);
 
@@ -152,7 +152,7 @@ common_option(int opt, const char *arg, void (*help)(void))
 		if (bytes == 0 || bytes > INT_MAX / 2 + 1)
 			usage_error("--pipe-size: out of range: '%s'", arg);
 		common.pipe_bytes = (size_t)bytes;
-		return true;
+		return;
 	}
 	case 'h':
 		help();
@@ -165,8 +165,22 @@ common_option(int opt, const char *arg, void (*help)(void))
 		fprintf(stderr, "Try '%s --help'.\n", progname);
 		exit(EXIT_USAGE);
 	default:
-		return false;
+		usage_error("unknown option");
 	}
+}
+
+unsigned int
+tool_start(unsigned int needed, enum progress_count count)
+{
+	account_start(&common, count);
+	return std_fds_fill(needed);
+}
+
+void
+no_operands(int argc, char *argv[])
+{
+	if (optind < argc)
+		usage_error("extra operand '%s'", argv[optind]);
 }
 
 double

@@ -355,12 +355,19 @@ tcp_abort(int fd)
 static const int *abort_fds;
 static size_t abort_nfds;
 
+/* The registered sockets end with a reset when the process ends. */
 static void
-abort_and_die(int sig)
+reset_registered(void)
 {
 	for (size_t i = 0; i < abort_nfds; i++)
 		if (abort_fds[i] >= 0)
 			reset_on_close(abort_fds[i]);
+}
+
+static void
+abort_and_die(int sig)
+{
+	reset_registered();
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
@@ -368,17 +375,17 @@ abort_and_die(int sig)
 void
 tcp_abort_on_signals(const int *fds, size_t nfds)
 {
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
-	struct sigaction sa = { .sa_handler = abort_and_die };
+	struct sigaction sa = { .sa_handler = abort_and_die }, old;
 
 	abort_fds = fds;
 	abort_nfds = nfds;
+	/*
+	 * SIGINT, SIGTERM and SIGHUP reach progress.c's watcher thread,
+	 * which runs this hook before it ends the tool; SIGPIPE reaches the
+	 * thread that wrote.  Ignored stays ignored (nohup, splice-tee -p).
+	 */
+	on_ending_signal(reset_registered);
 	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
-		struct sigaction old;
-
-		/* Ignored stays ignored (nohup, splice-tee -i, -p). */
-		if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
-			sigaction(sigs[i], &sa, NULL);
-	}
+	if (sigaction(SIGPIPE, NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+		sigaction(SIGPIPE, &sa, NULL);
 }

@@ -42,6 +42,16 @@ count_is() {
   [ "$(cat "$1")" = "$2" ] || fail "$1: counted '$(cat "$1")' bytes, expected $2"
 }
 
+# start_receiver SECS: splice-fromnet on 127.0.0.1, port 0, into the file
+# out (stderr: ferr) for at most SECS; sets rpid and port.
+start_receiver() {
+  rm -f out ferr
+  timeout "$1" splice-fromnet -b 127.0.0.1 0 > out 2> ferr &
+  rpid=$!
+  bg_started
+  port=$(listen_port ferr "$rpid")
+}
+
 # ---- process helpers --------------------------------------------------------
 
 # state_of PID: the one-letter state of PID ('' when gone).
@@ -603,12 +613,7 @@ e_closed_net() {
   status 1 "$(cat st)" "splice-tonet >&-"
   mentions err "standard output: Bad file descriptor"
   for r in ">&-" "2>&-" ">&- 2>&-"; do
-    rm -f out
-    rm -f ferr
-    timeout 10 splice-fromnet -b 127.0.0.1 0 > out 2> ferr &
-    rpid=$!
-    bg_started
-    port=$(listen_port ferr "$rpid")
+    start_receiver 10
     run_status st timeout 10 sh -c "exec splice-tonet --no-reply 127.0.0.1 $port < in $r" 2> terr
     reap_within "$rpid" 10 "splice-fromnet"
     hung "splice-tonet $r"
@@ -783,12 +788,7 @@ e_resize_net() {
     status 0 "$(cat st)" "splice-fromnet, reader resizes to $size"
     count_is n 16777216
     # splice-tonet's stdin: the writer resizes it.
-    rm -f out
-    rm -f ferr
-    timeout 30 splice-fromnet -b 127.0.0.1 0 > out 2> ferr &
-    rpid=$!
-    bg_started
-    port=$(listen_port ferr "$rpid")
+    start_receiver 30
     { cat p1; sleep 0.5; splice-cat --pipe-size "$size" p2; } |
       timeout 30 splice-tonet 127.0.0.1 "$port" || fail "splice-tonet, writer resizes to $size"
     reap_within "$rpid" 30 "splice-fromnet"

@@ -140,7 +140,8 @@ interrupt() {
   _gen=$!
   splice-cat < out > /dev/null &
   _sink=$!
-  $SIGNALS_BACK "$@" -v --progress < in > out 2> err &
+  # splice-cat's -v is cat's: its verbose switch is --verbose, as in every tool.
+  $SIGNALS_BACK "$@" --verbose --progress < in > out 2> err &
   _pid=$!
   wait_watcher $_gen
   wait_watcher $_pid
