@@ -9,7 +9,7 @@
  *
  *   msg.c         messages and the exit status they imply   (libc only)
  *   clock.c       monotonic seconds, sleeping                (libc only)
- *   options.c     common options, sizes, seconds             -> msg
+ *   options.c     common options, sizes, tool_start()        -> progress, fd, msg
  *   fd.c          descriptors and pipes, retrying I/O        -> clock, msg
  *   account.c     bytes per method, -v totals, rate limit    -> clock, msg
  *   progress.c    --progress lines, SIGUSR1/SIGINT watcher   -> account, clock, msg
@@ -19,7 +19,7 @@
  *   catfmt.c      cat's -n -b -s -E -T -v, through user space -> move, fd, account
  *   tee.c         tee_fd(): tee(2) to many outputs           -> move, fd, account
  *   tee_pipes.c   tee_open(): the tee engine's pipes         -> fd, msg
- *   tcp.c         connect, listen, accept, reset             -> addr, fd, clock, msg
+ *   tcp.c         connect, listen, accept, reset             -> addr, progress, fd, msg
  *   addr.c        HOST:PORT, ports, --allow nets, -4 -6 -n   (libc only)
  *   duplex.c      duplex_run(): to a socket and back at once -> move, fd, account
  *   pattern.c     the patterns vmsplice writes               -> msg
