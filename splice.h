@@ -665,6 +665,11 @@ void pattern_parse(const char *opt, const char *arg, struct pattern *p);
 const char *pattern_label(const struct pattern *p);
 /* Writes the pattern's bytes for stream offsets offset..offset+len-1. */
 void pattern_fill(const struct pattern *p, uint64_t offset, void *buf, size_t len);
+/*
+ * pattern_fill() with non-temporal stores where the CPU has them, for
+ * memory that is not in the cache and will not be read back here.
+ */
+void pattern_fill_stream(const struct pattern *p, uint64_t offset, void *buf, size_t len);
 /* Index of the first byte of buf that differs from the pattern, or len. */
 size_t pattern_check(const struct pattern *p, uint64_t offset, const void *buf, size_t len);
 /* The pattern's byte at one offset. */

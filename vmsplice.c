@@ -14,6 +14,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <poll.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -29,12 +30,30 @@
 
 enum {
 	OPT_REUSE = OPT_TOOL_FIRST,
+	OPT_REFILL,
 	OPT_HUGE,
 	OPT_BUSY,
 };
 
+/* How a pattern that changes every round gets new memory. */
+enum refill {
+	REFILL_FRESH,		/* fresh huge pages, ordinary stores */
+	REFILL_STREAM,		/* fresh huge pages, non-temporal stores */
+	REFILL_WRITE,		/* write(2) from one small buffer: the kernel copies */
+	REFILL_MEMFD,		/* memfd pages spliced, then punched out of the file */
+	REFILL_REUSE,		/* the 2006 double buffer: unsafe */
+};
+static const char *const refill_names[] = {
+	[REFILL_FRESH] = "fresh", [REFILL_STREAM] = "stream", [REFILL_WRITE] = "write",
+	[REFILL_MEMFD] = "memfd", [REFILL_REUSE] = "reuse",
+};
+#define REFILL_NAMES "fresh, stream, write, memfd, reuse"
+/* write(2)'s buffer for REFILL_WRITE and REFILL_MEMFD: stays in the cache. */
+static size_t small_buffer_bytes = 128 << 10;
+
 static struct pattern pattern = { .kind = PAT_ZERO };
-static bool reuse, clear, unalign, huge, busy, endless;
+static enum refill refill = REFILL_FRESH;
+static bool clear, unalign, huge, busy, endless;
 static unsigned int vmsplice_flags;
 /* -L: most bytes per vmsplice(2), 0 = a whole half. */
 static size_t call_bytes_max;
@@ -42,15 +61,19 @@ static size_t call_bytes_max;
 static void
 help(void)
 {
-	printf("Usage: %s [-cgu] [-s SIZE|inf] [-p PATTERN] [--reuse] [--huge] [--busy]\n"
-	    "       [-L RATE] [-v] [--strict] [--progress] [--name NAME] [--interval SECS]\n"
-	    "       [--numeric] [--pipe-size SIZE]\n"
+	printf("Usage: %s [-cgu] [-s SIZE|inf] [-p PATTERN] [--refill HOW] [--reuse]\n"
+	    "       [--huge] [--busy] [-L RATE] [-v] [--strict] [--progress] [--name NAME]\n"
+	    "       [--interval SECS] [--numeric] [--pipe-size SIZE]\n"
 	    "Write SIZE bytes of PATTERN to standard output, a pipe, with vmsplice(2).\n"
 	    "No page is written again once the pipe may hold it, whatever reads the pipe.\n"
 	    "\n"
 	    "  -s, --size SIZE     bytes to write, or inf (default: two pipe capacities)\n"
 	    "  -p, --pattern PATTERN  " PATTERN_NAMES "\n"
 	    "                      (default zero)\n"
+	    "      --refill HOW    how a pattern that changes gets new memory: fresh\n"
+	    "                      (huge pages, the default), stream (the same with\n"
+	    "                      non-temporal stores), memfd (file pages spliced, then\n"
+	    "                      punched out), write (write(2) copies), reuse\n"
 	    "      --reuse         refill the two halves of one buffer, as the 2006 tool\n"
 	    "                      did: fast, but wrong when the reader passes pages on\n"
 	    "  -c, --clear         poison each half once the double-buffer rule calls it free\n"
@@ -183,7 +206,7 @@ run_reuse(uint64_t size, size_t half)
  * none of it may reach the reader.
  */
 static int
-run_fresh(uint64_t size, size_t round_bytes)
+run_fresh(uint64_t size, size_t round_bytes, bool stream)
 {
 	size_t off = unalign ? UNALIGN_BYTES : 0;
 	size_t region_bytes = round_up(round_bytes, HUGE_PAGE_BYTES);
@@ -205,7 +228,10 @@ run_fresh(uint64_t size, size_t round_bytes)
 		/* One call instead of a page fault per 4 KiB; older kernels fault. */
 		(void)madvise(base, map_bytes, MADV_POPULATE_WRITE);
 		data = base + off;
-		pattern_fill(&pattern, done, data, n);
+		if (stream)
+			pattern_fill_stream(&pattern, done, data, n);
+		else
+			pattern_fill(&pattern, done, data, n);
 		if (put(data, n) < 0)
 			return -1;
 		done += n;
@@ -221,6 +247,73 @@ run_fresh(uint64_t size, size_t round_bytes)
 			memset(base, POISON_BYTE, map_bytes);
 		}
 		munmap(base, map_bytes);
+	}
+	return 0;
+}
+
+/*
+ * Into the pipe from a memfd: write(2) copies a small buffer into the
+ * file's pages (whole pages are not zeroed first), splice(2) hands those
+ * pages to the pipe by reference, and punching the hole takes them out of
+ * the file, so the next round's write(2) gets new pages while the pipe and
+ * whoever it passed them to keep the old ones.
+ */
+static int
+run_memfd(uint64_t size, size_t round_bytes)
+{
+	int fd = memfd_create("vmsplice", MFD_CLOEXEC);
+	char *buf = map_region(small_buffer_bytes, false);
+
+	if (fd < 0 || buf == NULL) {
+		warn_errno(fd < 0 ? "memfd_create" : "mmap");
+		return -1;
+	}
+	for (uint64_t done = 0; done < size; ) {
+		size_t n = next_bytes(size, done, round_bytes);
+		loff_t off = 0;
+
+		if (lseek(fd, 0, SEEK_SET) < 0) {
+			warn_errno("memfd: lseek");
+			return -1;
+		}
+		for (size_t put_bytes = 0, piece; put_bytes < n; put_bytes += piece) {
+			piece = n - put_bytes < small_buffer_bytes ? n - put_bytes : small_buffer_bytes;
+			pattern_fill(&pattern, done + put_bytes, buf, piece);
+			if (write_all(fd, buf, piece) < 0) {
+				warn_errno("memfd: write");
+				return -1;
+			}
+		}
+		while ((size_t)off < n) {
+			size_t want = n - (size_t)off;
+			ssize_t r;
+
+			if (call_bytes_max && want > call_bytes_max)
+				want = call_bytes_max;
+			r = splice(fd, &off, STDOUT_FILENO, NULL, want, SPLICE_F_NONBLOCK);
+
+			if (r > 0) {
+				account(M_SPLICE, (uint64_t)r);
+				continue;
+			}
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r < 0 && errno == EAGAIN && wait_fd(STDOUT_FILENO, POLLOUT) == 0)
+				continue;
+			if (r == 0)
+				errno = EIO;
+			warn_errno("standard output: splice");
+			return -1;
+		}
+		/* Whole pages: punching part of one zeroes it in place, in the pipe. */
+		if (fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0,
+		    (off_t)round_up(n, (size_t)sysconf(_SC_PAGESIZE))) < 0) {
+			warn_errno("memfd: fallocate");
+			return -1;
+		}
+		if (clear)
+			memset(buf, POISON_BYTE, small_buffer_bytes);
+		done += n;
 	}
 	return 0;
 }
@@ -258,12 +351,70 @@ run_write(uint64_t size, size_t half)
 	return 0;
 }
 
+static enum refill
+refill_parse(const char *arg)
+{
+	for (size_t i = 0; i < sizeof(refill_names) / sizeof(refill_names[0]); i++)
+		if (strcmp(arg, refill_names[i]) == 0)
+			return (enum refill)i;
+	usage_error("--refill: unknown way '%s' (one of " REFILL_NAMES ")", arg);
+}
+
+/* Every round the same bytes: no refill at all. */
+static bool
+constant(size_t half)
+{
+	return refill != REFILL_REUSE && pattern_repeats(&pattern, 2 * half) && !clear;
+}
+
+static const char *
+mode_label(bool to_pipe, size_t half)
+{
+	static const char *const labels[] = {
+		[REFILL_FRESH] = "fresh pages for every round",
+		[REFILL_STREAM] = "fresh pages for every round, non-temporal stores",
+		[REFILL_WRITE] = "write(2) from one small buffer (the kernel copies)",
+		[REFILL_MEMFD] = "memfd pages spliced, then punched out",
+		[REFILL_REUSE] = "two halves refilled (--reuse)",
+	};
+
+	if (!to_pipe)
+		return "write(2), one buffer (standard output is not a pipe)";
+	if (constant(half))
+		return "one buffer filled once (the pattern repeats)";
+	return labels[refill];
+}
+
+static int
+generate(uint64_t size, size_t half, bool to_pipe)
+{
+	if (!to_pipe)
+		return run_write(size, call_bytes_max && call_bytes_max < half ?
+		    call_bytes_max : half);
+	if (constant(half))
+		return run_constant(size, 2 * half);
+	switch (refill) {
+	case REFILL_FRESH:
+	case REFILL_STREAM:
+		return run_fresh(size, 2 * half, refill == REFILL_STREAM);
+	case REFILL_WRITE:
+		return run_write(size, call_bytes_max && call_bytes_max < small_buffer_bytes ?
+		    call_bytes_max : small_buffer_bytes);
+	case REFILL_MEMFD:
+		return run_memfd(size, 2 * half);
+	case REFILL_REUSE:
+		break;
+	}
+	return run_reuse(size, half);
+}
+
 int
 main(int argc, char *argv[])
 {
 	static const struct option longopts[] = {
 		{ "size", required_argument, NULL, 's' },
 		{ "pattern", required_argument, NULL, 'p' },
+		{ "refill", required_argument, NULL, OPT_REFILL },
 		{ "reuse", no_argument, NULL, OPT_REUSE },
 		{ "clear", no_argument, NULL, 'c' },
 		{ "gift", no_argument, NULL, 'g' },
@@ -278,7 +429,6 @@ main(int argc, char *argv[])
 	bool size_given = false, to_pipe;
 	struct engine_opts eo;
 	size_t half;
-	const char *mode;
 	int opt;
 
 	set_progname(argv);
@@ -294,7 +444,10 @@ main(int argc, char *argv[])
 			pattern_parse("--pattern", optarg, &pattern);
 			break;
 		case OPT_REUSE:
-			reuse = true;
+			refill = REFILL_REUSE;
+			break;
+		case OPT_REFILL:
+			refill = refill_parse(optarg);
 			break;
 		case 'c':
 			clear = true;
@@ -316,6 +469,8 @@ main(int argc, char *argv[])
 		}
 	}
 	no_operands(argc, argv);
+	if (common.strict && refill == REFILL_WRITE)
+		usage_error("--refill write copies with write(2): not with --strict");
 	eo = engine_opts();
 	call_bytes_max = eo.call_bytes_max;
 	(void)tool_start(STD_FD(STDOUT_FILENO), COUNT_MOVED);
@@ -346,14 +501,6 @@ main(int argc, char *argv[])
 	if (!endless)
 		account_set_total(size);
 
-	if (!to_pipe)
-		mode = "write(2), one buffer (standard output is not a pipe)";
-	else if (reuse)
-		mode = "two halves refilled (--reuse)";
-	else if (pattern_repeats(&pattern, 2 * half) && !clear)
-		mode = "one buffer filled once (the pattern repeats)";
-	else
-		mode = "fresh pages for every round";
 	if (common.verbose) {
 		char amount[32] = "endless";
 
@@ -361,17 +508,9 @@ main(int argc, char *argv[])
 			snprintf(amount, sizeof(amount), "%llu bytes", (unsigned long long)size);
 		note("%s of %s; %s %zu bytes (%zu pages), halves of %zu; %s", amount,
 		    pattern_label(&pattern), to_pipe ? "pipe" : "buffer", half,
-		    half / (size_t)sysconf(_SC_PAGESIZE), half, mode);
+		    half / (size_t)sysconf(_SC_PAGESIZE), half, mode_label(to_pipe, half));
 	}
-
-	if (!to_pipe)
-		(void)run_write(size, call_bytes_max && call_bytes_max < half ? call_bytes_max : half);
-	else if (reuse)
-		(void)run_reuse(size, half);
-	else if (pattern_repeats(&pattern, 2 * half) && !clear)
-		(void)run_constant(size, 2 * half);
-	else
-		(void)run_fresh(size, 2 * half);
+	(void)generate(size, half, to_pipe);
 	report_totals();
 	return exit_status();
 }

