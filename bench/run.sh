@@ -31,6 +31,8 @@ ONLY=
 RUNS=3
 DIR=${TMPDIR:-/tmp}
 ALL_CASES="gen gen-busy-huge gen-seq pipe copy tee tee-file tcp"
+# splice-bench's TCP rows: the TCP case's limit is the best of their sweeps.
+TCP_LIMIT_CASES="tcp-splice tcp-sendfile"
 
 usage() {
   echo "usage: $0 [--quick] [--case NAME]... [--runs N] [--builddir DIR] [--dir DIR] [--list]"
@@ -281,19 +283,23 @@ row() {
 }
 SKIPPED=
 
-# limit_cmd LABEL ROW: the best configuration splice-bench --sweep finds for
-# ROW (pipe and request sizes searched, every configuration verified), GEN
-# bytes a run, as one more command of the rotation, so that the tool and the
-# limit share each moment's load.  Every case has one (label L): each tool is
-# shown as a fraction of the machine's pipe limit.  One whole-pipe request
-# per call is not that limit: the two ends take turns (splice-tools(7)).
+# limit_cmd LABEL "ROW..." [BYTES]: the best configuration splice-bench
+# --sweep finds for the ROWs (pipe and request sizes searched, every
+# configuration verified), BYTES (default GEN) a run, as one more command of
+# the rotation, so that the tool and the limit share each moment's load.
+# The cases with a target against the limit have one (label L); a sweep
+# takes about 15 s, so the others do not.  One whole-pipe request per call
+# is not that limit: the two ends take turns (splice-tools(7)).
 limit_cmd() {
-  cmd "$1" "splice-bench --sweep -c $2 -s $g (best configuration, medians of 3 runs)" \
-    "splice-bench --sweep --csv -c $2 -s $GEN -r 3 |
+  lb=${3:-$GEN}
+  cases=
+  for c in $2; do cases="$cases -c $c"; done
+  cmd "$1" "splice-bench --sweep$cases -s $(size_label "$lb") (best configuration, medians of 3 runs)" \
+    "splice-bench --sweep --csv$cases -s $lb -r 3 |
       awk -F, 'NR > 1 && \$11 != \"yes\" { bad = 1 }
         NR > 1 && \$6 > best { best = \$6 }
-        END { if (!bad && best > 0) print best }' > \"\$RUN/rate\""
-  short "$1" "$2 limit"
+        END { if (bad || best <= 0) exit 1; print best }' > \"\$RUN/rate\""
+  short "$1" "$(echo "$2" | tr ' ' '/') limit"
 }
 
 # run_case CASE BYTES PRE TARGETS: alternates the declared commands, then
@@ -394,7 +400,10 @@ FAILED=
 # ---- the cases ----------------------------------------------------------------------
 
 # Sizes as the commands are shown: 8G, 512M.
-if [ $((GEN % GiB)) -eq 0 ]; then g=$((GEN / GiB))G; else g=$((GEN / MiB))M; fi
+size_label() {
+  if [ $(($1 % GiB)) -eq 0 ]; then echo $(($1 / GiB))G; else echo $(($1 / MiB))M; fi
+}
+g=$(size_label "$GEN")
 CASE=gen
 if selected gen && needs gen vmsplice splice-cat; then
   new_case
@@ -404,8 +413,10 @@ if selected gen && needs gen vmsplice splice-cat; then
     "t s1 head -c $GEN /dev/zero | t s2 cat > /dev/null"
   peer C "yes|head" yes "yes | head -c $g > /dev/null" \
     "t s1 yes | t s2 head -c $GEN > /dev/null"
+  peer P "pv" pv "vmsplice -s $g | pv -q > /dev/null" \
+    "t s1 vmsplice -s $GEN | t s2 pv -q > /dev/null"
   limit_cmd L vmsplice-splice
-  run_case gen "$GEN" "" "L:0.9 B:5"
+  run_case gen "$GEN" "" "L:0.9 P:1.1 B:5"
 fi
 
 CASE=gen-busy-huge
@@ -427,8 +438,13 @@ if selected gen-seq && needs gen-seq vmsplice splice-cat; then
   cmd B "vmsplice -p seq --reuse -s $g | splice-cat > /dev/null" \
     "t s1 vmsplice -p seq --reuse -s $GEN | t s2 splice-cat > /dev/null"
   short B "seq --reuse"
-  limit_cmd L vmsplice-splice
-  run_case gen-seq "$GEN" "" "B:0.5"
+  # The other safe ways (vmsplice(1), --refill), for the README's table.
+  for way in stream:C memfd:D write:E; do
+    cmd "${way#*:}" "vmsplice -p seq --refill ${way%:*} -s $g | splice-cat > /dev/null" \
+      "t s1 vmsplice -p seq --refill ${way%:*} -s $GEN | t s2 splice-cat > /dev/null"
+    short "${way#*:}" "--refill ${way%:*}"
+  done
+  run_case gen-seq "$GEN" "" "B:0.5 C:1 D:1 E:1"
 fi
 
 f=$((FILE / MiB))
@@ -453,8 +469,11 @@ if selected copy && needs copy splice-cat; then
   cmd A "splice-cat f > g" "t s1 splice-cat $F > $G"
   peer B "cp" cp "cp f g" "t s1 cp $F $G"
   # Each copy starts from nothing, with the last one's pages written back.
-  limit_cmd L vmsplice-splice
+  # Disk writes swing most: at least 7 rounds.
+  runs_saved=$RUNS
+  [ "$RUNS" -ge 7 ] || RUNS=7
   run_case copy "$FILE" "rm -f $G; sync" "B:1.0"
+  RUNS=$runs_saved
 fi
 
 # A fast zero-copy source for the tee cases: vmsplice, or the cached file.
@@ -480,7 +499,6 @@ if selected tee && needs tee splice-tee splice-cat; then
     "t s1 $src | t s2 splice-tee /dev/null | t s3 splice-cat > /dev/null"
   peer B "tee" tee "$dsrc | tee /dev/null | cat > /dev/null" \
     "t s1 $src | t s2 tee /dev/null | t s3 cat > /dev/null"
-  limit_cmd L vmsplice-splice
   run_case tee "$GEN" "" "B:10"
 fi
 
@@ -494,34 +512,37 @@ if selected tee-file && needs tee-file splice-tee splice-cat; then
     "t s1 $src | t s2 splice-tee $G | t s3 splice-cat > /dev/null"
   peer B "tee" tee "$dsrc | tee g | cat > /dev/null" \
     "t s1 $src | t s2 tee $G | t s3 cat > /dev/null"
-  limit_cmd L vmsplice-splice
   run_case tee-file "$FILE" "rm -f $G; sync" "B:1.5"
 fi
 
-# Loopback TCP, port 0: the receiver says which port it got.
+# Loopback TCP, port 0: the receiver says which port it got.  The stream
+# comes from vmsplice (from two passes of the cached file without it).
 CASE=tcp
 if selected tcp && needs tcp splice-fromnet splice-tonet splice-cat; then
   make_file
   new_case
+  tg=$(size_label "$TCP")
+  src=$(tee_source "$TCP")
+  dsrc=$(tee_display "$tg" $((TCP / FILE)))
   # The clock starts once the receiver listens (run_round reads $RUN/t0).
   # shellcheck disable=SC2016 # expanded by the sh that runs the case
   recv='st=0; port=$(waitport "$RUN/port") || { kill $r; exit 1; }; date +%s.%N > "$RUN/t0"'
   # shellcheck disable=SC2016
   done_='wait $r || st=1; exit $st'
-  cmd A "splice-fromnet -b 127.0.0.1 0 > /dev/null & splice-cat f f | splice-tonet 127.0.0.1 PORT" \
+  cmd A "splice-fromnet -b 127.0.0.1 0 > /dev/null & $dsrc | splice-tonet 127.0.0.1 PORT" \
     "t s1 splice-fromnet -b 127.0.0.1 0 > /dev/null 2> \"\$RUN/port\" & r=\$!; $recv;
-     t s2 splice-cat $F $F | t s3 splice-tonet 127.0.0.1 \$port || st=1; $done_"
-  peer B "nc" nc "nc -l -v 127.0.0.1 0 > /dev/null & splice-cat f f | nc -N 127.0.0.1 PORT" \
+     t s2 $src | t s3 splice-tonet 127.0.0.1 \$port || st=1; $done_"
+  peer B "nc" nc "nc -l -v 127.0.0.1 0 > /dev/null & $dsrc | nc -N 127.0.0.1 PORT" \
     "t s1 nc -l -v 127.0.0.1 0 > /dev/null 2> \"\$RUN/port\" & r=\$!; $recv;
-     t s2 splice-cat $F $F | t s3 nc -N 127.0.0.1 \$port || st=1; $done_"
+     t s2 $src | t s3 nc -N 127.0.0.1 \$port || st=1; $done_"
   shown="socat -u TCP-LISTEN:0,bind=127.0.0.1 STDOUT > /dev/null &"
-  shown="$shown splice-cat f f | socat -u STDIN TCP:127.0.0.1:PORT"
+  shown="$shown $dsrc | socat -u STDIN TCP:127.0.0.1:PORT"
   peer C "socat" socat "$shown" \
     "t s1 socat -d -d -u TCP-LISTEN:0,bind=127.0.0.1 STDOUT > /dev/null 2> \"\$RUN/port\" &
      r=\$!; $recv;
-     t s2 splice-cat $F $F | t s3 socat -u STDIN TCP:127.0.0.1:\$port || st=1; $done_"
-  limit_cmd L vmsplice-splice
-  run_case tcp "$TCP" "" "B:3"
+     t s2 $src | t s3 socat -u STDIN TCP:127.0.0.1:\$port || st=1; $done_"
+  limit_cmd L "$TCP_LIMIT_CASES" "$TCP"
+  run_case tcp "$TCP" "" "B:3 L:0.9"
 fi
 
 # ---- the table ----------------------------------------------------------------------
@@ -535,7 +556,7 @@ echo "Sizes: generators and tee $g; cached file, copy and tee-file $f MiB;"
 echo "TCP $((TCP / MiB)) MiB over 127.0.0.1.  CPU: seconds per GiB of each process, in"
 echo "the order the command names them; peak RSS likewise.  The pipe limit is the best"
 echo "pipe and request size splice-bench --sweep finds for its row, $g a run, measured"
-echo "in every case's rotation."
+echo "in the rotation of the cases that have a target against it."
 echo "Load average (1, 5, 15 min) before: $LOAD_START; after: $(cut -d' ' -f1-3 /proc/loadavg)."
 echo "(The suite itself keeps about 2 busy.)  Above 0.5 before the run, other work was sharing"
 echo "the CPUs: re-measure on a quiet machine."
