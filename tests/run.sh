@@ -135,9 +135,20 @@ for area in $(areas); do
       dir=$WORK/case.$n
       mkdir "$dir"
       start=$(date +%s)
+      # timeout(1) leads a process group of its own: whatever the case left
+      # running in the background (a listener of a case that failed) is
+      # ended with it, by that group's id.
       (cd "$dir" && exec timeout -k 10 "$CASE_TIMEOUT" sh "$area_script" run "$name") \
-        > "$dir/.log" 2>&1 < /dev/null
+        > "$dir/.log" 2>&1 < /dev/null &
+      case_pid=$!
+      wait "$case_pid"
       status=$?
+      if kill -0 "-$case_pid" 2> /dev/null; then
+        echo "NOTE: processes left running after the case: ended" >> "$dir/.log"
+        kill -TERM "-$case_pid" 2> /dev/null
+        sleep 1
+        kill -KILL "-$case_pid" 2> /dev/null
+      fi
       secs=$(( $(date +%s) - start ))
       title="$area: $desc"
       if [ $status -eq 0 ]; then
