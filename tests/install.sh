@@ -72,6 +72,30 @@ t_installed_areas() {
   same want got
 }
 
+tcase t_harness_ends_leftovers "the harness ends what a case leaves running, passing or failing, and names it"
+t_harness_ends_leftovers() {
+  # A copy of the harness with one area of two cases that leave a sleeper.
+  mkdir h
+  cp "$TESTS/run.sh" "$TESTS/lib.sh" h/
+  cat > h/leak.sh << EOF
+. "\$TESTS/lib.sh"
+tcase t_pass "passes"
+t_pass() { sleep 300 & echo \$! > $PWD/pass.pid; }
+tcase t_fail "fails"
+t_fail() { sleep 300 & echo \$! > $PWD/fail.pid; fail "on purpose"; }
+run_area "\$@"
+EOF
+  run_status st sh h/run.sh --bindir "$BINDIR" leak > out 2>&1
+  status 1 "$(cat st)" "run.sh leak"
+  mentions out "1 passed, 1 failed"
+  [ "$(grep -c "left running: *sleep 300" out)" -eq 2 ] || { cat out >&2; fail "not named"; }
+  for p in pass fail; do
+    pid=$(cat $p.pid)
+    state=$(sed 's/.*) \(.\).*/\1/' "/proc/$pid/stat" 2> /dev/null || :)
+    case $state in '' | Z | X) ;; *) kill "$pid"; fail "the $p case's sleeper outlived the harness" ;; esac
+  done
+}
+
 tcase t_completion "bash completion: each installed tool completes every long option of its --help"
 t_completion() {
   install_tree

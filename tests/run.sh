@@ -144,7 +144,10 @@ for area in $(areas); do
       wait "$case_pid"
       status=$?
       if kill -0 "-$case_pid" 2> /dev/null; then
-        echo "NOTE: processes left running after the case: ended" >> "$dir/.log"
+        # Dead ones waiting for init to reap them are not worth a note.
+        ps -e -o pgid= -o stat= -o args= |
+          awk -v g="$case_pid" '$1 == g && $2 !~ /^Z/ { $1 = ""; $2 = ""; print "NOTE: left running:" $0 }' \
+          >> "$dir/.log"
         kill -TERM "-$case_pid" 2> /dev/null
         sleep 1
         kill -KILL "-$case_pid" 2> /dev/null
