@@ -10,6 +10,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
@@ -19,6 +20,7 @@
 #include <sys/mman.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/sendfile.h>
 #include <sys/socket.h>
@@ -42,6 +44,8 @@
 #define MIN_RUN_BYTES (4ULL << 20)
 #define MAX_RUN_BYTES (1ULL << 40)
 #define ACCEPT_TIMEOUT_MS 10000
+/* What splice-tonet asks of sendfile(2) per call. */
+#define SENDFILE_CALL_BYTES ((size_t)16 << 20)
 
 enum pipe_kind { NO_PIPE, SMALL_PIPE, BIG_PIPE };
 /* Where the bytes end up decides how a run checks them (see the man page). */
@@ -59,6 +63,13 @@ struct bench_case {
 	bool tcp, file, huge, busy;
 };
 
+/* When a sender into TCP passes SPLICE_F_MORE. */
+enum more_mode {
+	MORE_WHEN_FULL,		/* the pipe is full and more is to come, as the tools do */
+	MORE_OFF,
+	MORE_ALWAYS,		/* every call but the last */
+};
+
 struct stage {
 	stage_fn *fn;
 	const struct bench_case *bc;
@@ -66,7 +77,9 @@ struct stage {
 	uint64_t bytes;		/* what the run moves */
 	bool check;		/* a consumer that would discard checks instead */
 	size_t cap;		/* capacity of the pipe it uses */
-	size_t req;		/* what a consumer asks for per call; 0: cap */
+	size_t req;		/* what a consumer (a TCP sender) asks for per call; 0: cap */
+	size_t sock_bytes;	/* SO_SNDBUF of a TCP sender; 0: the kernel's autotuning */
+	enum more_mode more;	/* a TCP sender's SPLICE_F_MORE */
 	pid_t pid;
 	int status;		/* from wait4() */
 };
@@ -75,6 +88,8 @@ struct stage {
 struct tuning {
 	size_t pipe_bytes;	/* capacity to ask for; 0: --pipe-size or 1 MiB */
 	size_t req_bytes;	/* what the consumer asks for per call; 0: capacity */
+	size_t sock_bytes;	/* SO_SNDBUF and SO_RCVBUF; 0: the kernel's autotuning */
+	enum more_mode more;	/* TCP from a pipe: when to pass SPLICE_F_MORE */
 };
 
 struct result {
@@ -97,8 +112,8 @@ static int n_tracked;
 
 static stage_fn put_write, put_vmsplice, put_file_splice, put_file_rw;
 static stage_fn put_tcp_rw, put_tcp_sendfile, put_tcp_splice, put_tcp_mmap;
-static stage_fn get_read_check, get_read_null, get_splice_null, get_tcp;
-static stage_fn mid_tee, mid_copy;
+static stage_fn get_read_check, get_read_null, get_splice_null, get_tcp, get_tcp_pipe;
+static stage_fn mid_tee, mid_copy, mid_tcp_splice;
 static stage_fn copy_splice, copy_range, copy_rw;
 
 static const struct bench_case cases[] = {
@@ -132,6 +147,14 @@ static const struct bench_case cases[] = {
 	  put_tcp_splice, NULL, get_tcp, true, true, false, false },
 	{ "tcp-mmap", "file -> loopback TCP by mmap(2) and write(2)", NO_PIPE, TO_MEMORY,
 	  put_tcp_mmap, NULL, get_tcp, true, true, false, false },
+	{ "tcp-sendfile-pipe", "file -> sendfile(2) -> loopback TCP -> splice(2) -> pipe -> "
+	  "/dev/null", BIG_PIPE, TO_NULL, put_tcp_sendfile, NULL, get_tcp_pipe, true, true, false,
+	  false },
+	{ "tcp-splice-pipe", "file -> pipe -> splice(2) -> loopback TCP -> pipe -> /dev/null",
+	  BIG_PIPE, TO_NULL, put_tcp_splice, NULL, get_tcp_pipe, true, true, false, false },
+	{ "tcp-vmsplice-pipe", "vmsplice(2) -> pipe -> splice(2) -> loopback TCP -> pipe -> "
+	  "/dev/null", BIG_PIPE, TO_NULL, put_vmsplice, mid_tcp_splice, get_tcp_pipe, true, false,
+	  false, false },
 	{ "tee-tee", "pipe -> tee(2) into a second pipe, splice(2) to /dev/null", BIG_PIPE,
 	  TO_MEMORY, put_vmsplice, mid_tee, get_read_check, false, false, false, false },
 	{ "tee-copy", "pipe -> read(2), write(2) to a second pipe and /dev/null", BIG_PIPE,
@@ -160,7 +183,8 @@ help(void)
 	    "                      that the checks catch it (every case fails, exit 1)\n"
 	    "      --sweep         time the cases that splice or tee out of a pipe with\n"
 	    "                      pipes of 64K to pipe-max-size and requests of 16K to\n"
-	    "                      the whole pipe, and mark the fixed and the best\n"
+	    "                      the whole pipe, the TCP senders with socket buffers\n"
+	    "                      and SPLICE_F_MORE too, and mark the fixed and the best\n"
 	    COMMON_HELP, progname);
 }
 
@@ -614,14 +638,42 @@ check_output_file(const struct stage *s)
 
 /* ---- file to loopback TCP: the 2006 splice-test4c question ------------------ */
 
+/* SO_SNDBUF or SO_RCVBUF; setting either turns the kernel's autotuning off. */
+static int
+set_sock_bytes(int fd, int opt, size_t bytes)
+{
+	int val = bytes > INT_MAX ? INT_MAX : (int)bytes;
+
+	return bytes ? setsockopt(fd, SOL_SOCKET, opt, &val, sizeof(val)) : 0;
+}
+
 static int
 tcp_dial(const struct stage *s)
 {
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 
-	if (fd < 0 || connect(fd, (const struct sockaddr *)&tcp_addr, sizeof(tcp_addr)) < 0)
+	if (fd < 0 || set_sock_bytes(fd, SO_SNDBUF, s->sock_bytes) < 0 ||
+	    connect(fd, (const struct sockaddr *)&tcp_addr, sizeof(tcp_addr)) < 0)
 		return fail_call(s, "connect");
 	return fd;
+}
+
+/*
+ * SPLICE_F_MORE for a splice of n bytes out of a pipe holding queued, with
+ * left still to send: the kernel corks the socket until the next call.
+ */
+static unsigned int
+more_flag(const struct stage *s, size_t n, size_t queued, uint64_t left)
+{
+	switch (s->more) {
+	case MORE_OFF:
+		return 0;
+	case MORE_ALWAYS:
+		return left > n ? SPLICE_F_MORE : 0;
+	case MORE_WHEN_FULL:
+	default:
+		return queued >= s->cap && left > queued ? SPLICE_F_MORE : 0;
+	}
 }
 
 static int
@@ -635,6 +687,7 @@ put_tcp_rw(struct stage *s)
 static int
 put_tcp_sendfile(struct stage *s)
 {
+	size_t call_bytes = s->req ? s->req : SENDFILE_CALL_BYTES;
 	uint64_t sent = 0;
 	off_t off = 0;
 	int sock = tcp_dial(s);
@@ -647,12 +700,31 @@ put_tcp_sendfile(struct stage *s)
 		if ((uint64_t)off == file_bytes)
 			off = 0;
 		n = sendfile(sock, file_fd, &off, min_size(s->bytes - sent,
-		    min_size(1 << 20, file_bytes - (uint64_t)off)));
+		    min_size(call_bytes, file_bytes - (uint64_t)off)));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
 			return fail_call(s, "sendfile");
 		sent += (uint64_t)n;
+	}
+	return 0;
+}
+
+/* Splices n bytes, which pipe `from` holds, into sock, request_bytes() a call. */
+static int
+splice_to_socket(struct stage *s, int from, int sock, size_t n, uint64_t *sent)
+{
+	while (n > 0) {
+		size_t want = min_size(n, request_bytes(s));
+		ssize_t m = splice(from, NULL, sock, NULL, want,
+		    more_flag(s, want, n, s->bytes - *sent));
+
+		if (m < 0 && errno == EINTR)
+			continue;
+		if (m <= 0)
+			return fail_call(s, "splice to the socket");
+		n -= (size_t)m;
+		*sent += (uint64_t)m;
 	}
 	return 0;
 }
@@ -679,19 +751,38 @@ put_tcp_splice(struct stage *s)
 			continue;
 		if (n <= 0)
 			return fail_call(s, "splice from the file");
-		while (n > 0) {
-			unsigned int more = sent + (uint64_t)n < s->bytes ? SPLICE_F_MORE : 0;
-			ssize_t m = splice(p[0], NULL, sock, NULL, (size_t)n, more);
-
-			if (m < 0 && errno == EINTR)
-				continue;
-			if (m <= 0)
-				return fail_call(s, "splice to the socket");
-			n -= m;
-			sent += (uint64_t)m;
-		}
+		if (splice_to_socket(s, p[0], sock, (size_t)n, &sent) < 0)
+			return -1;
 	}
 	return 0;
+}
+
+/* The middle of vmsplice -> pipe -> TCP: what splice-tonet does with a pipe. */
+static int
+mid_tcp_splice(struct stage *s)
+{
+	int sock = tcp_dial(s);
+	uint64_t sent = 0;
+
+	if (sock < 0)
+		return -1;
+	for (;;) {
+		int queued = 0;
+		size_t want = request_bytes(s);
+		ssize_t n;
+
+		if (ioctl(s->in, FIONREAD, &queued) < 0)
+			queued = 0;
+		n = splice(s->in, NULL, sock, NULL, want,
+		    more_flag(s, want, (size_t)queued, s->bytes - sent));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return fail_call(s, "splice to the socket");
+		if (n == 0)
+			return 0;
+		sent += (uint64_t)n;
+	}
 }
 
 static int
@@ -720,8 +811,9 @@ put_tcp_mmap(struct stage *s)
 	return 0;
 }
 
+/* The sender's connection, accepted on s->in; the listener is closed. */
 static int
-get_tcp(struct stage *s)
+tcp_take(struct stage *s)
 {
 	struct pollfd pfd = { .fd = s->in, .events = POLLIN };
 	int sock, ready;
@@ -738,8 +830,81 @@ get_tcp(struct stage *s)
 			return fail_call(s, "accept");
 	close(s->in);
 	s->in = sock;
+	return 0;
+}
+
+static int
+get_tcp(struct stage *s)
+{
+	if (tcp_take(s) < 0)
+		return -1;
 	s->cap = RW_BUFFER_BYTES;
 	return get_read_check(s);
+}
+
+/* Reads exactly n bytes of pipe fd into buf. */
+static int
+read_held(int fd, unsigned char *buf, size_t n)
+{
+	while (n > 0) {
+		ssize_t m = read(fd, buf, n);
+
+		if (m < 0 && errno == EINTR)
+			continue;
+		if (m <= 0)
+			return -1;
+		buf += m;
+		n -= (size_t)m;
+	}
+	return 0;
+}
+
+/*
+ * What splice-fromnet does with an output that is not a pipe: socket ->
+ * pipe of its own -> output, each splice(2) asking for the whole pipe.
+ * The checked run reads the pipe and compares instead of splicing it on.
+ */
+static int
+get_tcp_pipe(struct stage *s)
+{
+	unsigned char *buf = s->check ? malloc(s->cap) : NULL;
+	uint64_t got = 0;
+	int p[2];
+
+	if (tcp_take(s) < 0)
+		return -1;
+	if ((s->check && buf == NULL) || pipe(p) < 0 ||
+	    fcntl(p[1], F_SETPIPE_SZ, (int)s->cap) < 0)
+		return fail_call(s, "pipe");
+	for (;;) {
+		ssize_t n = splice(s->in, NULL, p[1], NULL, s->cap, 0);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return fail_call(s, "splice from the socket");
+		if (n == 0)
+			break;
+		if (s->check) {
+			if (read_held(p[0], buf, (size_t)n) < 0)
+				return fail_call(s, "read");
+			if (check_bytes(s, &got, buf, (size_t)n) < 0)
+				return -1;
+			continue;
+		}
+		while (n > 0) {
+			ssize_t m = splice(p[0], NULL, devnull, NULL, (size_t)n, 0);
+
+			if (m < 0 && errno == EINTR)
+				continue;
+			if (m <= 0)
+				return fail_call(s, "splice to /dev/null");
+			n -= m;
+			got += (uint64_t)m;
+		}
+	}
+	free(buf);
+	return check_count(s, got);
 }
 
 /* ---- running a case --------------------------------------------------------- */
@@ -846,8 +1011,9 @@ make_pipe(enum pipe_kind kind, size_t pipe_bytes, int p[2], size_t *cap)
 	return 0;
 }
 
+/* SO_RCVBUF is set before listen(2): the window scale is agreed in the handshake. */
 static int
-tcp_listener(void)
+tcp_listener(size_t sock_bytes)
 {
 	socklen_t len = sizeof(tcp_addr);
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -855,7 +1021,8 @@ tcp_listener(void)
 	memset(&tcp_addr, 0, sizeof(tcp_addr));
 	tcp_addr.sin_family = AF_INET;
 	tcp_addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (fd < 0 || bind(fd, (struct sockaddr *)&tcp_addr, sizeof(tcp_addr)) < 0 ||
+	if (fd < 0 || set_sock_bytes(fd, SO_RCVBUF, sock_bytes) < 0 ||
+	    bind(fd, (struct sockaddr *)&tcp_addr, sizeof(tcp_addr)) < 0 ||
 	    listen(fd, 1) < 0 || getsockname(fd, (struct sockaddr *)&tcp_addr, &len) < 0) {
 		warn_errno("127.0.0.1 port 0");
 		if (fd >= 0)
@@ -883,10 +1050,11 @@ run_once(const struct bench_case *bc, const struct tuning *tu, uint64_t bytes, b
 	memset(st, 0, sizeof(st));
 	for (int i = 0; i < 3; i++)
 		st[i] = (struct stage){ .bc = bc, .in = -1, .out = -1, .bytes = bytes,
-		    .check = check, .cap = RW_BUFFER_BYTES, .req = tu->req_bytes };
+		    .check = check, .cap = RW_BUFFER_BYTES, .req = tu->req_bytes,
+		    .sock_bytes = tu->sock_bytes, .more = tu->more };
 	if (bc->pipe != NO_PIPE && make_pipe(bc->pipe, tu->pipe_bytes, a, &pipe_cap) < 0)
 		return -1;
-	if (bc->tcp || bc->sink == TO_FILE) {
+	if ((bc->tcp && !bc->mid) || bc->sink == TO_FILE) {
 		/* The process that splices makes its own pipe, as large as this one. */
 		close_tracked();
 	}
@@ -901,15 +1069,29 @@ run_once(const struct bench_case *bc, const struct tuning *tu, uint64_t bytes, b
 		st[n++] = (struct stage){ .fn = bc->put, .bc = bc, .in = file_fd, .out = out_fd,
 		    .bytes = bytes, .cap = pipe_cap ? pipe_cap : RW_BUFFER_BYTES };
 	} else if (bc->tcp) {
-		int lfd = tcp_listener();
+		int lfd = tcp_listener(tu->sock_bytes);
 
-		if (lfd < 0)
+		if (lfd < 0) {
+			close_tracked();
 			return -1;
+		}
 		track(lfd);
+		/* The receiver's pipe is as large as the sender's; its requests are its own. */
 		st[n].fn = bc->get;
-		st[n++].in = lfd;
-		st[n].fn = bc->put;
+		st[n].in = lfd;
+		st[n].req = 0;
 		st[n++].cap = pipe_cap ? pipe_cap : RW_BUFFER_BYTES;
+		if (bc->mid) {
+			st[n].fn = bc->mid;
+			st[n].in = a[0];
+			st[n++].cap = pipe_cap;
+			st[n].fn = bc->put;
+			st[n].out = a[1];
+			st[n++].cap = pipe_cap;
+		} else {
+			st[n].fn = bc->put;
+			st[n++].cap = pipe_cap ? pipe_cap : RW_BUFFER_BYTES;
+		}
 	} else {
 		st[n].fn = bc->put;
 		st[n].out = a[1];
@@ -1169,29 +1351,38 @@ run_table(const bool *selected, double secs, uint64_t size, int runs, bool csv)
 	return any_failed;
 }
 
-/* ---- --sweep: the pipe and request sizes that move a case fastest ----------- */
+/* ---- --sweep: the pipe, request and socket settings that move a case fastest -- */
 
 #define MAX_TUNINGS 32
 
-/* The cases whose consumer (and middle) ask for a size of their choosing. */
+/* The TCP cases whose sender splices out of a pipe. */
+static bool
+splices_to_tcp(const struct bench_case *bc)
+{
+	return bc->put == put_tcp_splice || bc->mid == mid_tcp_splice;
+}
+
+/* The cases whose consumer (middle, or TCP sender) asks for a size of its choosing. */
 static bool
 sweepable(const struct bench_case *bc)
 {
-	return bc->get == get_splice_null || bc->mid == mid_tee;
+	return bc->get == get_splice_null || bc->mid == mid_tee || splices_to_tcp(bc) ||
+	    bc->put == put_tcp_sendfile;
 }
 
+/* A request of req_limit or more is the case's own, 0; t joins tu unless it is there. */
 static int
-add_tuning(struct tuning *tu, int n, size_t pipe_bytes, size_t req_bytes)
+add_tuning(struct tuning *tu, int n, struct tuning t, size_t req_limit)
 {
-	/* A request of the whole capacity or more is the case's own, 0. */
-	if (req_bytes >= pipe_bytes)
-		req_bytes = 0;
-	if ((req_bytes && req_bytes < 4096) || n == MAX_TUNINGS)
+	if (t.req_bytes >= req_limit)
+		t.req_bytes = 0;
+	if ((t.req_bytes && t.req_bytes < 4096) || n == MAX_TUNINGS)
 		return n;
 	for (int i = 0; i < n; i++)
-		if (tu[i].pipe_bytes == pipe_bytes && tu[i].req_bytes == req_bytes)
+		if (tu[i].pipe_bytes == t.pipe_bytes && tu[i].req_bytes == t.req_bytes &&
+		    tu[i].sock_bytes == t.sock_bytes && tu[i].more == t.more)
 			return n;
-	tu[n] = (struct tuning){ .pipe_bytes = pipe_bytes, .req_bytes = req_bytes };
+	tu[n] = t;
 	return n + 1;
 }
 
@@ -1204,38 +1395,123 @@ compare_tunings(const void *a, const void *b)
 
 	if (x->pipe_bytes != y->pipe_bytes)
 		return x->pipe_bytes < y->pipe_bytes ? -1 : 1;
-	return rx < ry ? -1 : rx > ry;
+	if (rx != ry)
+		return rx < ry ? -1 : 1;
+	if (x->sock_bytes != y->sock_bytes)
+		return x->sock_bytes < y->sock_bytes ? -1 : 1;
+	return (x->more > y->more) - (x->more < y->more);
+}
+
+/*
+ * TCP: the tools' own configuration (kernel autotuning, SPLICE_F_MORE when
+ * the pipe is full, the whole pipe or 16 MiB of sendfile(2) per call), then
+ * one setting changed at a time: SO_SNDBUF and SO_RCVBUF of 256 KiB to
+ * 4 MiB, SPLICE_F_MORE never or always, smaller requests, other pipes; and
+ * the larger buffers with the requests that overlap best.
+ */
+static int
+sweep_tcp(const struct bench_case *bc, struct tuning *tu, size_t own, size_t max)
+{
+	const size_t socks[] = { 256 << 10, 1 << 20, 4 << 20 };
+	const size_t splice_reqs[] = { 64 << 10, 128 << 10, 256 << 10, 512 << 10 };
+	const size_t sendfile_reqs[] = { 64 << 10, 256 << 10, 1 << 20, 4 << 20 };
+	const size_t pipes[] = { 64 << 10, 256 << 10, max };
+	const bool from_pipe = splices_to_tcp(bc);
+	const size_t *reqs = from_pipe ? splice_reqs : sendfile_reqs;
+	const size_t limit = from_pipe ? own : SENDFILE_CALL_BYTES;
+	const size_t pipe = bc->pipe == NO_PIPE ? 0 : own;
+	int n = add_tuning(tu, 0, (struct tuning){ .pipe_bytes = pipe }, limit);
+
+	for (size_t i = 0; i < 3; i++)
+		n = add_tuning(tu, n, (struct tuning){ .pipe_bytes = pipe, .sock_bytes = socks[i] },
+		    limit);
+	if (from_pipe) {
+		n = add_tuning(tu, n, (struct tuning){ .pipe_bytes = pipe, .more = MORE_OFF },
+		    limit);
+		n = add_tuning(tu, n, (struct tuning){ .pipe_bytes = pipe, .more = MORE_ALWAYS },
+		    limit);
+	}
+	for (size_t i = 0; i < 4; i++)
+		n = add_tuning(tu, n, (struct tuning){ .pipe_bytes = pipe, .req_bytes = reqs[i] },
+		    limit);
+	for (size_t i = 0; i < 3 && pipe; i++) {
+		if (pipes[i] > max)
+			continue;
+		n = add_tuning(tu, n, (struct tuning){ .pipe_bytes = pipes[i] },
+		    from_pipe ? pipes[i] : limit);
+		if (from_pipe)
+			n = add_tuning(tu, n, (struct tuning){ .pipe_bytes = pipes[i],
+			    .req_bytes = pipes[i] / 2 }, pipes[i]);
+	}
+	for (size_t i = 1; i < 3; i++)
+		for (size_t j = 2; j < 4; j++)
+			n = add_tuning(tu, n, (struct tuning){ .pipe_bytes = pipe,
+			    .req_bytes = reqs[j], .sock_bytes = socks[i] }, limit);
+	return n;
 }
 
 /*
  * The grid: pipes of 64 KiB, 256 KiB, 1 MiB and pipe-max-size, each read
  * 64 to 512 KiB at a time, a quarter, a half and all of it per call; and
  * the case's own configuration (the pipe of --pipe-size or 1 MiB, read
- * whole), which *fixed indexes.
+ * whole), which *fixed indexes.  TCP cases: sweep_tcp().
  */
 static int
-sweep_tunings(struct tuning *tu, int *fixed)
+sweep_tunings(const struct bench_case *bc, struct tuning *tu, int *fixed)
 {
 	const size_t max = (size_t)pipe_max_bytes();
 	const size_t pipes[] = { 64 << 10, 256 << 10, 1 << 20, max };
 	const size_t reqs[] = { 64 << 10, 128 << 10, 256 << 10, 512 << 10 };
 	size_t own = common.pipe_bytes ? common.pipe_bytes :
 	    max < DEFAULT_PIPE_BYTES ? max : DEFAULT_PIPE_BYTES;
-	int n = add_tuning(tu, 0, own, 0);
+	int n;
 
-	for (size_t i = 0; i < sizeof(pipes) / sizeof(pipes[0]); i++) {
-		if (pipes[i] > max)
-			continue;
-		for (size_t j = 0; j < sizeof(reqs) / sizeof(reqs[0]); j++)
-			n = add_tuning(tu, n, pipes[i], reqs[j]);
-		n = add_tuning(tu, n, pipes[i], pipes[i] / 4);
-		n = add_tuning(tu, n, pipes[i], pipes[i] / 2);
-		n = add_tuning(tu, n, pipes[i], 0);
+	if (bc->tcp)
+		n = sweep_tcp(bc, tu, own, max);
+	else {
+		n = add_tuning(tu, 0, (struct tuning){ .pipe_bytes = own }, own);
+		for (size_t i = 0; i < sizeof(pipes) / sizeof(pipes[0]); i++) {
+			if (pipes[i] > max)
+				continue;
+			for (size_t j = 0; j < sizeof(reqs) / sizeof(reqs[0]); j++)
+				n = add_tuning(tu, n, (struct tuning){ .pipe_bytes = pipes[i],
+				    .req_bytes = reqs[j] }, pipes[i]);
+			n = add_tuning(tu, n, (struct tuning){ .pipe_bytes = pipes[i],
+			    .req_bytes = pipes[i] / 4 }, pipes[i]);
+			n = add_tuning(tu, n, (struct tuning){ .pipe_bytes = pipes[i],
+			    .req_bytes = pipes[i] / 2 }, pipes[i]);
+			n = add_tuning(tu, n, (struct tuning){ .pipe_bytes = pipes[i] }, pipes[i]);
+		}
 	}
-	qsort(tu, (size_t)n, sizeof(*tu), compare_tunings);
-	for (*fixed = 0; tu[*fixed].pipe_bytes != own || tu[*fixed].req_bytes; ++*fixed)
-		;
+	/* The first one added is the case's own. */
+	{
+		struct tuning first = tu[0];
+
+		qsort(tu, (size_t)n, sizeof(*tu), compare_tunings);
+		for (*fixed = 0; compare_tunings(&tu[*fixed], &first) != 0; ++*fixed)
+			;
+	}
 	return n;
+}
+
+/* What tu's runs asked for per call, its socket buffers and SPLICE_F_MORE, as text. */
+static void
+tuning_words(const struct bench_case *bc, const struct tuning *tu, size_t cap, size_t *req,
+    char sock[24], const char **more)
+{
+	static const char *const mores[] = { "full", "off", "always" };
+
+	if (bc->put == put_tcp_sendfile)
+		*req = tu->req_bytes ? tu->req_bytes : SENDFILE_CALL_BYTES;
+	else
+		*req = tu->req_bytes && tu->req_bytes < cap ? tu->req_bytes : cap;
+	if (!bc->tcp)
+		snprintf(sock, 24, "-");
+	else if (tu->sock_bytes)
+		snprintf(sock, 24, "%zuK", tu->sock_bytes / 1024);
+	else
+		snprintf(sock, 24, "auto");
+	*more = splices_to_tcp(bc) ? mores[tu->more] : "-";
 }
 
 static void
@@ -1243,21 +1519,24 @@ print_sweep_row(const struct bench_case *bc, const struct tuning *tu, const stru
     double fixed_med, const char *mark, bool csv)
 {
 	struct summary m = summarize(r);
-	size_t req = tu->req_bytes && tu->req_bytes < r->cap ? tu->req_bytes : r->cap;
-	char ratio[24] = "";
+	size_t req;
+	char ratio[24] = "", sock[24];
+	const char *more;
 
+	tuning_words(bc, tu, r->cap, &req, sock, &more);
 	if (fixed_med > 0 && !r->failed)
 		snprintf(ratio, sizeof(ratio), "%.2f", m.med / fixed_med);
 	if (csv)
-		printf("%s,%zu,%zu,%llu,%d,%.3f,%.3f,%.3f,%.3f,%s,%s,%s\n", bc->name, r->cap,
-		    req, (unsigned long long)r->run_bytes, r->runs, m.med, m.lo, m.hi, m.cpu,
-		    ratio, r->failed ? "FAIL" : "yes", mark);
+		printf("%s,%zu,%zu,%llu,%d,%.3f,%.3f,%.3f,%.3f,%s,%s,%s,%zu,%s\n", bc->name,
+		    r->cap, req, (unsigned long long)r->run_bytes, r->runs, m.med, m.lo, m.hi,
+		    m.cpu, ratio, r->failed ? "FAIL" : "yes", mark, tu->sock_bytes, more);
 	else if (r->failed)
-		printf("%-17s %6zuK %7zuK %8s %7s %7s %9s %7s  %-4s %s\n", bc->name,
-		    r->cap / 1024, req / 1024, "-", "-", "-", "-", "-", "FAIL", mark);
+		printf("%-17s %6zuK %7zuK %6s %6s %8s %7s %7s %9s %7s  %-4s %s\n", bc->name,
+		    r->cap / 1024, req / 1024, sock, more, "-", "-", "-", "-", "-", "FAIL", mark);
 	else
-		printf("%-17s %6zuK %7zuK %8.2f %7.2f %7.2f %9.3f %7s  %-4s %s\n", bc->name,
-		    r->cap / 1024, req / 1024, m.med, m.lo, m.hi, m.cpu, ratio, "yes", mark);
+		printf("%-17s %6zuK %7zuK %6s %6s %8.2f %7.2f %7.2f %9.3f %7s  %-4s %s\n",
+		    bc->name, r->cap / 1024, req / 1024, sock, more, m.med, m.lo, m.hi, m.cpu,
+		    ratio, "yes", mark);
 }
 
 /*
@@ -1271,7 +1550,7 @@ sweep_case(const struct bench_case *bc, double secs, uint64_t size, int runs, bo
 {
 	struct tuning tu[MAX_TUNINGS];
 	struct result r[MAX_TUNINGS];
-	int fixed, best = -1, n = sweep_tunings(tu, &fixed);
+	int fixed, best = -1, n = sweep_tunings(bc, tu, &fixed);
 	double *rates = calloc((size_t)2 * (size_t)n * (size_t)runs, sizeof(double));
 	double fixed_med = 0, best_med = 0;
 	bool any_failed = false;
@@ -1322,10 +1601,11 @@ run_sweep(const bool *selected, double secs, uint64_t size, int runs, bool csv)
 
 	if (csv)
 		printf("case,pipe_bytes,request_bytes,bytes_per_run,runs,gib_s,gib_s_min,"
-		    "gib_s_max,cpu_s_per_gib,ratio_fixed,verified,note\n");
+		    "gib_s_max,cpu_s_per_gib,ratio_fixed,verified,note,socket_bytes,more\n");
 	else
-		printf("%-17s %7s %8s %8s %7s %7s %9s %7s  %-4s %s\n", "case", "pipe",
-		    "request", "GiB/s", "min", "max", "CPU s/GiB", "x fixed", "data", "note");
+		printf("%-17s %7s %8s %6s %6s %8s %7s %7s %9s %7s  %-4s %s\n", "case", "pipe",
+		    "request", "socket", "more", "GiB/s", "min", "max", "CPU s/GiB", "x fixed",
+		    "data", "note");
 	for (size_t i = 0; i < N_CASES; i++) {
 		if (!selected[i])
 			continue;

@@ -6,7 +6,8 @@
 
 ALL_CASES="pipe-rw-64k pipe-rw-1m vmsplice-splice vmsplice-huge vmsplice-busy vmsplice-read
 file-pipe-splice file-pipe-rw file-file-splice file-file-cfr file-file-rw
-tcp-rw tcp-sendfile tcp-splice tcp-mmap tee-tee tee-copy"
+tcp-rw tcp-sendfile tcp-splice tcp-mmap tcp-sendfile-pipe tcp-splice-pipe tcp-vmsplice-pipe
+tee-tee tee-copy"
 
 # csv_field FILE CASE N: field N of CASE's row.
 csv_field() {
@@ -43,10 +44,11 @@ t_csv_rows() {
 tcase t_corrupt "--corrupt: one wrong byte fails every kind of case, names the offset, exit 1"
 t_corrupt() {
   run_status st splice-bench --corrupt -t 0.05 --csv -c pipe-rw-64k -c vmsplice-splice \
-    -c vmsplice-busy -c file-pipe-rw -c file-file-cfr -c tcp-sendfile -c tee-tee > out 2> err
+    -c vmsplice-busy -c file-pipe-rw -c file-file-cfr -c tcp-sendfile -c tcp-sendfile-pipe \
+    -c tcp-vmsplice-pipe -c tee-tee > out 2> err
   status 1 "$(cat st)" "splice-bench --corrupt"
   for c in pipe-rw-64k vmsplice-splice vmsplice-busy file-pipe-rw file-file-cfr tcp-sendfile \
-    tee-tee; do
+    tcp-sendfile-pipe tcp-vmsplice-pipe tee-tee; do
     [ "$(csv_field out "$c" 10)" = FAIL ] || fail "$c: not marked FAIL"
     mentions err "splice-bench: $c: wrong byte at offset 1048577"
   done
@@ -58,15 +60,17 @@ t_sweep() {
   cat err >&2
   status 0 "$(cat st)" "splice-bench --sweep -s 1M --csv"
   head -n 1 out > header
-  echo "case,pipe_bytes,request_bytes,bytes_per_run,runs,gib_s,gib_s_min,gib_s_max,cpu_s_per_gib,ratio_fixed,verified,note" \
+  echo "case,pipe_bytes,request_bytes,bytes_per_run,runs,gib_s,gib_s_min,gib_s_max,cpu_s_per_gib,ratio_fixed,verified,note,socket_bytes,more" \
     > want
   same want header
   tail -n +2 out | cut -d, -f1 | uniq > got
-  printf '%s\n' vmsplice-splice vmsplice-huge vmsplice-busy file-pipe-splice tee-tee > want
+  printf '%s\n' vmsplice-splice vmsplice-huge vmsplice-busy file-pipe-splice tcp-sendfile \
+    tcp-splice tcp-sendfile-pipe tcp-splice-pipe tcp-vmsplice-pipe tee-tee > want
   same want got
   # Per case: every row verified and 1 MiB per run; one fixed row (the 1 MiB
   # pipe read whole, ratio 1.00) and one best; the pipes and requests searched.
-  tail -n +2 out | awk -F, '
+  # The TCP cases have a grid of their own (t_sweep_tcp).
+  tail -n +2 out | grep -v '^tcp-' | awk -F, '
     $11 != "yes" || $4 != 1048576 || !($6 > 0) { print "row: " $0; bad = 1 }
     $12 ~ /fixed/ { fixed[$1]++; if ($2 != 1048576 || $3 != 1048576 || $10 != "1.00") {
       print "fixed: " $0; bad = 1 } }
@@ -83,24 +87,65 @@ t_sweep() {
     }' >&2 || fail "bad sweep rows"
   # The text table: its header and a row per configuration.
   splice-bench --sweep -s 1M -c vmsplice-splice > out || fail "text table"
-  head -n 1 out | grep -q '^case *pipe *request *GiB/s *min *max *CPU s/GiB *x fixed *data *note' ||
+  head -n 1 out |
+    grep -q '^case *pipe *request *socket *more *GiB/s *min *max *CPU s/GiB *x fixed *data *note' ||
     fail "header: $(head -n 1 out)"
-  grep -q '^vmsplice-splice *1024K *256K .* yes' out || fail "no 1024K/256K row: $(cat out)"
+  grep -q '^vmsplice-splice *1024K *256K *- *- .* yes' out || fail "no 1024K/256K row: $(cat out)"
   # A case with no request size to sweep is a usage error.
   run_status st splice-bench --sweep -c pipe-rw-64k > out 2> err
   status 2 "$(cat st)" "splice-bench --sweep -c pipe-rw-64k"
   mentions err "--sweep: case 'pipe-rw-64k' has no request size to sweep"
 }
 
+tcase t_sweep_tcp "--sweep over TCP: socket buffers, SPLICE_F_MORE, requests, pipes; fixed and best"
+t_sweep_tcp() {
+  run_status st splice-bench --sweep -s 1M --csv -c tcp-sendfile -c tcp-vmsplice-pipe > out 2> err
+  cat err >&2
+  status 0 "$(cat st)" "splice-bench --sweep -s 1M --csv -c tcp-sendfile -c tcp-vmsplice-pipe"
+  # The tools' own configuration is the fixed row: kernel autotuning (0),
+  # SPLICE_F_MORE when the pipe is full, the whole 1 MiB pipe or 16 MiB of
+  # sendfile(2) per call.
+  tail -n +2 out | awk -F, '
+    $11 != "yes" || $4 != 1048576 || !($6 > 0) { print "row: " $0; bad = 1 }
+    $12 ~ /fixed/ { fixed[$1]++
+      if ($13 != 0 || $10 != "1.00") { print "fixed: " $0; bad = 1 }
+      if ($1 == "tcp-sendfile" && ($3 != 16777216 || $14 != "-")) { print "fixed: " $0; bad = 1 }
+      if ($1 == "tcp-vmsplice-pipe" && ($2 != 1048576 || $3 != 1048576 || $14 != "full")) {
+        print "fixed: " $0; bad = 1 } }
+    $12 ~ /best/ { best[$1]++ }
+    { seen[$1 "," $2 "," $3 "," $13 "," $14] = 1 }
+    END {
+      if (fixed["tcp-sendfile"] != 1 || best["tcp-sendfile"] != 1 ||
+          fixed["tcp-vmsplice-pipe"] != 1 || best["tcp-vmsplice-pipe"] != 1) {
+        print "fixed or best missing"; bad = 1 }
+      split("tcp-sendfile,0,16777216,262144,- tcp-sendfile,0,16777216,4194304,- " \
+        "tcp-sendfile,0,65536,0,- tcp-sendfile,0,4194304,0,- " \
+        "tcp-vmsplice-pipe,1048576,1048576,1048576,full " \
+        "tcp-vmsplice-pipe,1048576,1048576,4194304,full " \
+        "tcp-vmsplice-pipe,1048576,1048576,0,off tcp-vmsplice-pipe,1048576,1048576,0,always " \
+        "tcp-vmsplice-pipe,1048576,65536,0,full tcp-vmsplice-pipe,1048576,524288,0,full " \
+        "tcp-vmsplice-pipe,262144,131072,0,full", want, " ")
+      for (w in want) if (!(want[w] in seen)) { print "no " want[w]; bad = 1 }
+      exit bad
+    }' >&2 || fail "bad TCP sweep rows: $(cat out)"
+  # tcp-rw has nothing to sweep.
+  run_status st splice-bench --sweep -c tcp-rw > out 2> err
+  status 2 "$(cat st)" "splice-bench --sweep -c tcp-rw"
+}
+
 tcase t_sweep_corrupt "--sweep --corrupt: a wrong byte fails every configuration, exit 1"
 t_sweep_corrupt() {
   run_status st splice-bench --sweep --corrupt -s 1M --csv -c vmsplice-busy -c tee-tee \
-    > out 2> err
+    -c tcp-sendfile -c tcp-splice-pipe -c tcp-vmsplice-pipe > out 2> err
   status 1 "$(cat st)" "splice-bench --sweep --corrupt"
   [ "$(tail -n +2 out | grep -c ',yes,')" -eq 0 ] || fail "rows verified: $(cat out)"
-  [ "$(tail -n +2 out | grep -c ',FAIL,')" -ge 20 ] || fail "rows not FAIL: $(cat out)"
+  [ "$(tail -n +2 out | grep -c ',FAIL,')" -ge 60 ] || fail "rows not FAIL: $(cat out)"
   mentions err "splice-bench: vmsplice-busy: wrong byte at offset 524288"
   mentions err "splice-bench: tee-tee: wrong byte at offset 524288"
+  for c in tcp-sendfile tcp-splice-pipe tcp-vmsplice-pipe; do
+    [ "$(grep -c "^$c,.*,FAIL," out)" -ge 12 ] || fail "$c: rows not FAIL: $(cat out)"
+    mentions err "splice-bench: $c: wrong byte at offset 524288"
+  done
 }
 
 tcase t_table "the default table: a header, one row per case, each row verified"

@@ -433,6 +433,24 @@ t_no_cork() {
   fail "the first 3 bytes took 150 ms or more, three times"
 }
 
+tcase t_tonet_requests "splice-tonet reading a pipe: half of it per splice(2) into the socket, 64 KiB at least"
+t_tonet_requests() {
+  need strace
+  vmsplice -s 8M > ref
+  for pipe in 1M:524288 256K:131072 64K:65536; do
+    receive_through "" 127.0.0.1
+    vmsplice --pipe-size "${pipe%:*}" -s 8M |
+      { sleep 0.3; run_status st traced -o trace -e trace=splice splice-tonet \
+        --pipe-size "${pipe%:*}" 127.0.0.1 "$PORT"; }
+    [ "$(cat st)" -eq 0 ] || { cat trace >&2; fail "splice-tonet: exit $(cat st)"; }
+    receive_done "pipe ${pipe%:*}"
+    same ref out
+    got=$(requests trace 'splice\(0, NULL, [0-9]+, NULL, ')
+    [ "$got" = "${pipe#*:} " ] ||
+      { cat trace >&2; fail "pipe ${pipe%:*}: splice-tonet asked $got, not ${pipe#*:}"; }
+  done
+}
+
 tcase t_nc_interop "with nc (when installed): nc -N -> splice-fromnet, byte-exact"
 t_nc_interop() {
   need nc
