@@ -1403,7 +1403,7 @@ compare_tunings(const void *a, const void *b)
 }
 
 /*
- * TCP: the tools' own configuration (kernel autotuning, SPLICE_F_MORE when
+ * TCP: the case's own configuration (kernel autotuning, SPLICE_F_MORE when
  * the pipe is full, the whole pipe or 16 MiB of sendfile(2) per call), then
  * one setting changed at a time: SO_SNDBUF and SO_RCVBUF of 256 KiB to
  * 4 MiB, SPLICE_F_MORE never or always, smaller requests, other pipes; and

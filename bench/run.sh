@@ -31,8 +31,9 @@ ONLY=
 RUNS=3
 DIR=${TMPDIR:-/tmp}
 ALL_CASES="gen gen-busy-huge gen-seq pipe copy tee tee-file tcp"
-# splice-bench's TCP rows: the TCP case's limit is the best of their sweeps.
-TCP_LIMIT_CASES="tcp-splice tcp-sendfile"
+# splice-bench's TCP rows whose receiver splices into a pipe, as
+# splice-fromnet does: the TCP case's limit is the best of their sweeps.
+TCP_LIMIT_CASES="tcp-vmsplice-pipe tcp-splice-pipe tcp-sendfile-pipe"
 
 usage() {
   echo "usage: $0 [--quick] [--case NAME]... [--runs N] [--builddir DIR] [--dir DIR] [--list]"
@@ -541,7 +542,8 @@ if selected tcp && needs tcp splice-fromnet splice-tonet splice-cat; then
     "t s1 socat -d -d -u TCP-LISTEN:0,bind=127.0.0.1 STDOUT > /dev/null 2> \"\$RUN/port\" &
      r=\$!; $recv;
      t s2 $src | t s3 socat -u STDIN TCP:127.0.0.1:\$port || st=1; $done_"
-  limit_cmd L "$TCP_LIMIT_CASES" "$TCP"
+  # Three sweeps of about 18 configurations: 1 GiB a run is enough.
+  limit_cmd L "$TCP_LIMIT_CASES" $((TCP < GiB ? TCP : GiB))
   run_case tcp "$TCP" "" "B:3 L:0.9"
 fi
 

@@ -102,7 +102,7 @@ t_sweep_tcp() {
   run_status st splice-bench --sweep -s 1M --csv -c tcp-sendfile -c tcp-vmsplice-pipe > out 2> err
   cat err >&2
   status 0 "$(cat st)" "splice-bench --sweep -s 1M --csv -c tcp-sendfile -c tcp-vmsplice-pipe"
-  # The tools' own configuration is the fixed row: kernel autotuning (0),
+  # The case's own configuration is the fixed row: kernel autotuning (0),
   # SPLICE_F_MORE when the pipe is full, the whole 1 MiB pipe or 16 MiB of
   # sendfile(2) per call.
   tail -n +2 out | awk -F, '
