@@ -185,6 +185,23 @@ t_dir() {
   splice-bench -d missing -t 0.05 -c pipe-rw-64k > /dev/null || fail "no file needed"
 }
 
+tcase t_file_size "--file-size: the input file is that size, rounded up to 2 MiB, every case verified; 0 exits 2"
+t_file_size() {
+  need strace
+  # The file is written in 2 MiB pieces: 5M makes three of them.
+  traced -f -e trace=write -o log splice-bench --file-size 5M -s 16M \
+    -c file-pipe-splice -c tcp-vmsplice-pipe -c tcp-sendfile-pipe --csv > out ||
+    fail "splice-bench --file-size 5M"
+  [ "$(grep -c ', 2097152) = 2097152' log)" -eq 3 ] || { cat log >&2; fail "not 3 writes of 2 MiB"; }
+  [ "$(tail -n +2 out | awk -F, '$10 == "yes"' | wc -l)" -eq 3 ] || { cat out >&2; fail "not verified"; }
+  traced -f -e trace=write -o log splice-bench -s 4M -c file-pipe-splice > /dev/null ||
+    fail "splice-bench without --file-size"
+  [ "$(grep -c ', 2097152) = 2097152' log)" -eq 32 ] || fail "the default file is not 64 MiB"
+  run_status st splice-bench --file-size 0 > out 2> err
+  status 2 "$(cat st)" "splice-bench --file-size 0"
+  mentions err "--file-size: must be 1 byte to 1T"
+}
+
 tcase t_syscall_fails "strace: a failing vmsplice or copy_file_range fails its case by name, exit 1"
 t_syscall_fails() {
   need strace
