@@ -96,6 +96,33 @@ EOF
   done
 }
 
+tcase t_harness_interrupted "a harness ended by SIGTERM to its process group ends the case that runs"
+t_harness_interrupted() {
+  need setsid
+  mkdir h
+  cp "$TESTS/run.sh" "$TESTS/lib.sh" h/
+  cat > h/hang.sh << EOF
+. "\$TESTS/lib.sh"
+tcase t_hang "hangs"
+t_hang() { sleep 300 & echo \$! > $PWD/hang.pid; sleep 300; }
+run_area "\$@"
+EOF
+  setsid sh h/run.sh --bindir "$BINDIR" hang > out 2>&1 &
+  for _i in $(seq 100); do [ -s hang.pid ] && break; sleep 0.05; done
+  [ -s hang.pid ] || fail "the case never started"
+  pid=$(cat hang.pid)
+  # The harness leads its session's process group; the case, one of its own.
+  group=$(ps -o pgid= -p "$(ps -o sid= -p "$pid" | tr -d ' ')" | tr -d ' ')
+  kill -TERM "-$group"
+  for _i in $(seq 40); do
+    state=$(sed 's/.*) \(.\).*/\1/' "/proc/$pid/stat" 2> /dev/null || :)
+    case $state in '' | Z | X) return 0 ;; esac
+    sleep 0.05
+  done
+  kill "$pid"
+  fail "the case's sleeper outlived the interrupted harness"
+}
+
 tcase t_completion "bash completion: each installed tool completes every long option of its --help"
 t_completion() {
   install_tree

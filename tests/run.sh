@@ -81,6 +81,13 @@ trap 'rm -rf "$WORK"' EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
+# Interrupted (a ^C, or a runner that ends the harness's process group),
+# the loop ends the case that runs: it leads a process group of its own.
+case_pid=
+end_case() {
+  [ -z "$case_pid" ] || kill -TERM "-$case_pid" 2> /dev/null
+}
+
 # Every tool the cases run comes from here: the build (or --bindir), with
 # --strict added in strict mode.
 mkdir "$WORK/bin"
@@ -128,6 +135,8 @@ for area in $(areas); do
   list=$(sh "$area_script" list) || { echo "run.sh: $area_script list failed" >&2; exit 1; }
   # Each line of the list: NAME DESCRIPTION...
   echo "$list" | {
+    trap 'end_case; exit 130' INT
+    trap 'end_case; exit 143' TERM
     while read -r name desc; do
       [ -n "$name" ] || continue
       selected "$area" "$name" || continue
