@@ -14,7 +14,6 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <poll.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -55,6 +54,8 @@ static struct pattern pattern = { .kind = PAT_ZERO };
 static enum refill refill = REFILL_FRESH;
 static bool clear, unalign, huge, busy, endless;
 static unsigned int vmsplice_flags;
+/* Strict, verbose, pipe size, -L: what move_fd() takes (--refill memfd). */
+static struct engine_opts engine;
 /* -L: most bytes per vmsplice(2), 0 = a whole half. */
 static size_t call_bytes_max;
 
@@ -287,61 +288,62 @@ run_fresh(uint64_t size, size_t round_bytes, bool stream)
 static int
 run_memfd(uint64_t size, size_t round_bytes)
 {
-	int fd = memfd_create("vmsplice", MFD_CLOEXEC);
+	int fd = memfd_create("vmsplice", MFD_CLOEXEC), rc = 0;
 	char *buf = map_region(small_buffer_bytes, false);
 
 	if (fd < 0 || buf == NULL) {
 		warn_errno(fd < 0 ? "memfd_create" : "mmap");
-		return -1;
+		rc = -1;
 	}
-	for (uint64_t done = 0; done < size; ) {
-		size_t n = next_bytes(size, done, round_bytes);
-		loff_t off = 0;
+	for (uint64_t done = 0; rc == 0 && done < size; done += round_bytes) {
+		struct xfer x = {
+			.in = fd, .out = STDOUT_FILENO, .opts = engine,
+			.len = next_bytes(size, done, round_bytes),
+		};
 
 		if (lseek(fd, 0, SEEK_SET) < 0) {
 			warn_errno("memfd: lseek");
-			return -1;
+			rc = -1;
+			break;
 		}
-		for (size_t put_bytes = 0, piece; put_bytes < n; put_bytes += piece) {
-			piece = n - put_bytes < small_buffer_bytes ? n - put_bytes : small_buffer_bytes;
+		for (size_t put_bytes = 0, piece; put_bytes < x.len; put_bytes += piece) {
+			piece = x.len - put_bytes < small_buffer_bytes ?
+			    x.len - put_bytes : small_buffer_bytes;
 			pattern_fill(&pattern, done + put_bytes, buf, piece);
 			if (write_all(fd, buf, piece) < 0) {
 				warn_errno("memfd: write");
-				return -1;
+				rc = -1;
+				break;
 			}
 		}
-		while ((size_t)off < n) {
-			size_t want = n - (size_t)off;
-			ssize_t r;
-
-			if (call_bytes_max && want > call_bytes_max)
-				want = call_bytes_max;
-			r = splice(fd, &off, STDOUT_FILENO, NULL, want, SPLICE_F_NONBLOCK);
-
-			if (r > 0) {
-				account(M_SPLICE, (uint64_t)r);
-				continue;
-			}
-			if (r < 0 && errno == EINTR)
-				continue;
-			if (r < 0 && errno == EAGAIN && wait_fd(STDOUT_FILENO, POLLOUT) == 0)
-				continue;
-			if (r == 0)
-				errno = EIO;
-			warn_errno("standard output: splice");
-			return -1;
+		if (rc < 0 || lseek(fd, 0, SEEK_SET) < 0) {
+			if (rc == 0)
+				warn_errno("memfd: lseek");
+			rc = -1;
+			break;
+		}
+		if (move_fd(&x) < 0 || x.moved < x.len) {
+			if (x.err == 0)
+				x.err = EIO;
+			xfer_warn(&x, "memfd", "standard output");
+			rc = -1;
+			break;
 		}
 		/* Whole pages: punching part of one zeroes it in place, in the pipe. */
 		if (fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0,
-		    (off_t)round_up(n, (size_t)sysconf(_SC_PAGESIZE))) < 0) {
+		    (off_t)round_up(x.len, (size_t)sysconf(_SC_PAGESIZE))) < 0) {
 			warn_errno("memfd: fallocate");
-			return -1;
+			rc = -1;
+			break;
 		}
 		if (clear)
 			memset(buf, POISON_BYTE, small_buffer_bytes);
-		done += n;
 	}
-	return 0;
+	if (fd >= 0)
+		close(fd);
+	if (buf != NULL)
+		munmap(buf, small_buffer_bytes);
+	return rc;
 }
 
 /* Standard output is not a pipe: write(2) copies, so one buffer is safe. */
@@ -453,7 +455,6 @@ main(int argc, char *argv[])
 	};
 	uint64_t size = 0;
 	bool size_given = false, to_pipe;
-	struct engine_opts eo;
 	size_t half;
 	int opt;
 
@@ -497,8 +498,8 @@ main(int argc, char *argv[])
 	no_operands(argc, argv);
 	if (common.strict && refill == REFILL_WRITE)
 		usage_error("--refill write copies with write(2): not with --strict");
-	eo = engine_opts();
-	call_bytes_max = eo.call_bytes_max;
+	engine = engine_opts();
+	call_bytes_max = engine.call_bytes_max;
 	(void)tool_start(STD_FD(STDOUT_FILENO), COUNT_MOVED);
 	if (exit_status() != 0)
 		return exit_status();
@@ -507,7 +508,7 @@ main(int argc, char *argv[])
 	to_pipe = fd_is_pipe(STDOUT_FILENO) &&
 	    (fcntl(STDOUT_FILENO, F_GETFL) & O_ACCMODE) != O_RDONLY;
 	if (to_pipe) {
-		long cap = pipe_grow(STDOUT_FILENO, &eo);
+		long cap = pipe_grow(STDOUT_FILENO, &engine);
 
 		if (cap <= 0) {
 			warn_errno("standard output: F_GETPIPE_SZ");

@@ -209,8 +209,12 @@ way_step(struct duplex *d, struct way *w)
 		 * link.  The capacity is read again now and then: a writer
 		 * that starts after us may grow the pipe.
 		 */
-		if (w->calls++ % 16 == 0 && pipe_capacity(w->from) > 0)
-			w->cap = pipe_capacity(w->from);
+		if (w->calls++ % 16 == 0) {
+			long cap = pipe_capacity(w->from);
+
+			if (cap > 0)
+				w->cap = cap;
+		}
 		/* Full pipe, more to come: let TCP fill its segments. */
 		if (ioctl(w->from, FIONREAD, &queued) == 0 && queued >= w->cap)
 			flags |= SPLICE_F_MORE;

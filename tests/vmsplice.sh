@@ -210,6 +210,13 @@ t_refill_edges() {
     reuse) mentions err "two halves refilled" ;;
     esac
   done
+  # A reader that goes away: with SIGPIPE ignored, each way says so, exit 1.
+  for how in $SAFE_REFILLS; do
+    run_status st sh -c "trap '' PIPE; exec vmsplice -p seq --refill $how -s 1G" 2> err |
+      head -c 1 > /dev/null
+    status 1 "$(cat st)" "vmsplice --refill $how into a reader that left"
+    mentions err "standard output: .*Broken pipe"
+  done
   # A pattern that repeats needs no refill, whatever the way.
   vmsplice -v -p zero --refill memfd -s 4M 2> err | cat > /dev/null
   mentions err "one buffer filled once"
