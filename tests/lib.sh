@@ -67,6 +67,17 @@ status() {
   [ "$2" -eq "$1" ] || fail "$3: exit status $2, expected $1"
 }
 
+# counted FILE BYTES WHAT: FILE holds the count BYTES (vmsplice-touser -c,
+# wc -c).  An empty or garbled FILE (the step that wrote it failed) fails the
+# case with WHAT, never with a shell error from the comparison.
+counted() {
+  _count=$(cat "$1" 2> /dev/null) || _count=
+  case $_count in
+  '' | *[!0-9]*) fail "$3: no byte count (${_count:-empty})" ;;
+  esac
+  [ "$_count" -eq "$2" ] || fail "$3: $_count bytes, expected $2"
+}
+
 # mentions FILE TEXT: the message in FILE says TEXT.
 mentions() {
   grep -q -- "$2" "$1" || { cat "$1" >&2; fail "message does not mention '$2'"; }

@@ -112,7 +112,7 @@ t_usr1() {
   wait "$gpid" || fail "vmsplice: status $?"
   wait "$cpid" || fail "splice-cat: status $?"
   wait "$vpid" || { cat verr >&2; fail "vmsplice-touser --verify seq"; }
-  [ "$(cat count)" -eq 25165824 ] || fail "$(cat count) bytes verified"
+  counted count 25165824 "verified"
   for f in gerr cerr; do
     [ "$(lines_with $f "^[0-9]* bytes .* copied, ")" -eq 3 ] || { cat $f >&2; fail "$f: not 3"; }
   done
