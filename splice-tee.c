@@ -33,6 +33,8 @@ static const char *const mode_names[] = {
 enum { OPT_OUTPUT_ERROR = OPT_TOOL_FIRST };
 
 static enum output_error mode = OE_SIGPIPE;
+/* SIGPIPE was ignored when we started: EPIPE is an error to report, as in tee. */
+static bool sigpipe_ignored;
 
 static void
 help(void)
@@ -80,16 +82,18 @@ parse_mode(const char *arg)
 
 /*
  * An output failed and was dropped.  EPIPE from a pipe is silent in the
- * -nopipe modes and in the default one (where SIGPIPE, unless ignored,
- * ended us first); from a TCP peer (-n, -w) it is a lost copy.
+ * -nopipe modes, and ends the tool by SIGPIPE in the default one (the
+ * kernel's signal, or ours when the peers made us ignore it); from a TCP
+ * peer (-n, -w) it is a lost copy, never a signal to die of.
  */
 static bool
 output_failed(struct tee_out *o)
 {
-	bool report = o->err != EPIPE || mode == OE_WARN || mode == OE_EXIT ||
-	    !fd_is_pipe(o->fd);
+	bool from_pipe = o->err == EPIPE && fd_is_pipe(o->fd);
 
-	if (!report)
+	if (from_pipe && mode == OE_SIGPIPE && !sigpipe_ignored)
+		tcp_abort_and_die(SIGPIPE);
+	if (from_pipe && mode != OE_WARN && mode != OE_EXIT)
 		return true;
 	if (o->refused)
 		warn_msg("%s: %s: %s (--strict: no fallback to read/write)", o->name,
@@ -158,6 +162,7 @@ main(int argc, char *argv[])
 	struct tee_out *outs, *o;
 	char **hosts, **ports, **net_names;
 	struct tcp_opts net_opts = { .family = AF_UNSPEC };
+	struct sigaction old_sigpipe;
 	int *net_fds;
 	size_t nfiles, nnets = 0;
 	bool append = false, failed;
@@ -223,8 +228,14 @@ main(int argc, char *argv[])
 	if (exit_status() != 0)
 		return exit_status();
 	account_set_total(fd_size_left(STDIN_FILENO));
-	/* A vanished reader is an error to report, not a signal to die of. */
-	if (mode != OE_SIGPIPE && signal(SIGPIPE, SIG_IGN) == SIG_ERR) {
+	if (sigaction(SIGPIPE, NULL, &old_sigpipe) == 0)
+		sigpipe_ignored = old_sigpipe.sa_handler == SIG_IGN;
+	/*
+	 * A vanished reader is an error to report, not a signal to die of;
+	 * and splice(2) into a socket cannot say MSG_NOSIGNAL, so a peer that
+	 * goes away would raise SIGPIPE too.
+	 */
+	if ((mode != OE_SIGPIPE || nnets > 0) && signal(SIGPIPE, SIG_IGN) == SIG_ERR) {
 		warn_errno("SIGPIPE");
 		return EXIT_ERROR;
 	}

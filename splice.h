@@ -508,6 +508,13 @@ void tcp_abort(int fd);
  */
 void tcp_abort_on_signals(const int *fds, size_t nfds);
 /*
+ * Ends the tool by sig's default action (128+sig), after resetting the
+ * connections registered with tcp_abort_on_signals(): what a signal the
+ * tool had to ignore would have done (splice-tee's vanished pipe reader,
+ * once SIGPIPE is ignored for its TCP peers' sake).
+ */
+void tcp_abort_and_die(int sig);
+/*
  * move_fd() into a socket: sendfile(2) from a regular file, else splice(2)
  * from a pipe with SPLICE_F_MORE while the pipe is full (more is coming),
  * else move_fd()'s own choice.  Same contract as move_fd().

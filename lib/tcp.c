@@ -364,18 +364,20 @@ reset_registered(void)
 			reset_on_close(abort_fds[i]);
 }
 
-static void
-abort_and_die(int sig)
+void
+tcp_abort_and_die(int sig)
 {
 	reset_registered();
 	signal(sig, SIG_DFL);
 	raise(sig);
+	/* Blocked or ignored: end as the signal would have. */
+	_exit(128 + sig);
 }
 
 void
 tcp_abort_on_signals(const int *fds, size_t nfds)
 {
-	struct sigaction sa = { .sa_handler = abort_and_die }, old;
+	struct sigaction sa = { .sa_handler = tcp_abort_and_die }, old;
 
 	abort_fds = fds;
 	abort_nfds = nfds;
