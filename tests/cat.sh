@@ -676,6 +676,48 @@ t_range_devices() {
   same ref2 out2
 }
 
+# size_lies: a sysfs attribute whose st_size (4096) is more than the few
+# bytes it holds, unchanging while the case runs; skips where none is.
+size_lies() {
+  for _f in /sys/devices/system/cpu/online /sys/kernel/mm/transparent_hugepage/enabled \
+    /sys/power/state /sys/kernel/mm/transparent_hugepage/defrag; do
+    [ -r "$_f" ] && [ "$(stat -L -c %s "$_f" 2> /dev/null)" = 4096 ] || continue
+    cat "$_f" > lies.1 2> /dev/null && cat "$_f" > lies.2 2> /dev/null || continue
+    _n=$(wc -c < lies.1)
+    [ "$_n" -gt 0 ] && [ "$_n" -lt 4096 ] && cmp -s lies.1 lies.2 && echo "$_f" && return 0
+  done
+  skip "no sysfs attribute of st_size 4096 here"
+}
+
+tcase t_range_size_lies "--skip/--count/sparse over sysfs (st_size 4096) and /proc (0) files: as dd and cat"
+t_range_size_lies() {
+  need dd
+  sysfs=$(size_lies)
+  random_file data 10000
+  for f in "$sysfs" /proc/version; do
+    cat "$f" data > whole
+    m=$(cat "$f" | wc -c)
+    for sk in 0 1 $((m - 1)) "$m" $((m + 1)) 28 4095 4096 4097 5000; do
+      dd if=whole iflag=skip_bytes skip="$sk" status=none > ref
+      # Into a file (copy_file_range, sparse copies) and into a pipe (splice).
+      splice-cat --skip "$sk" "$f" data > out || fail "--skip $sk $f data"
+      same ref out
+      splice-cat --skip "$sk" "$f" data | cat > out || fail "--skip $sk $f data | cat"
+      same ref out
+      head -c "$sk" whole > ref
+      splice-cat --count "$sk" "$f" data > out || fail "--count $sk $f data"
+      same ref out
+      dd if=whole iflag=skip_bytes,count_bytes skip=3 count="$sk" status=none > ref
+      splice-cat --skip 3 --count "$sk" "$f" data | cat > out || fail "--skip 3 --count $sk"
+      same ref out
+    done
+    # Alone into a regular file: the sparse copy's end is not st_size.
+    cat "$f" > ref
+    splice-cat "$f" > out || fail "$f into a file"
+    same ref out
+  done
+}
+
 tcase t_range_operands "--count: later operands are not opened; earlier failures still count"
 t_range_operands() {
   random_file a 5000
