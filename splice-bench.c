@@ -940,21 +940,98 @@ static pthread_mutex_t workers_lock = PTHREAD_MUTEX_INITIALIZER;
 static void
 end_workers(void)
 {
+	const size_t n = sizeof(workers) / sizeof(workers[0]);
+
 	pthread_mutex_lock(&workers_lock);
-	for (size_t i = 0; i < sizeof(workers) / sizeof(workers[0]); i++) {
+	/*
+	 * Every worker is killed before any is waited for: one may sleep
+	 * uninterruptibly until another, which holds a lock it wants, is gone.
+	 */
+	for (size_t i = 0; i < n; i++)
+		if (workers[i] > 0)
+			kill(workers[i], SIGKILL);
+	for (size_t i = 0; i < n; i++) {
 		siginfo_t info;
 
-		if (workers[i] > 0) {
-			kill(workers[i], SIGKILL);
-			while (waitid(P_PID, (id_t)workers[i], &info, WEXITED | WNOWAIT) < 0 &&
-			    errno == EINTR)
-				;
-		}
+		while (workers[i] > 0 &&
+		    waitid(P_PID, (id_t)workers[i], &info, WEXITED | WNOWAIT) < 0 && errno == EINTR)
+			;
 	}
 }
 
+/*
+ * The start of a run.  Each worker closes the descriptors it does not use,
+ * says so on ready, and waits until go reads end of file: no worker starts
+ * before every one holds only its own.  Otherwise a worker that still had
+ * another's pipe open could sleep in close(2) on that pipe's lock while the
+ * other sits in splice(2) holding it, waiting for it (a TCP receiver that
+ * never gets to accept).
+ */
+struct gate {
+	int ready[2], go[2];
+};
+
 static int
-spawn(struct stage *s, int slot)
+gate_make(struct gate *g)
+{
+	if (pipe2(g->ready, O_CLOEXEC) < 0) {
+		warn_errno("pipe");
+		return -1;
+	}
+	if (pipe2(g->go, O_CLOEXEC) < 0) {
+		warn_errno("pipe");
+		close(g->ready[0]);
+		close(g->ready[1]);
+		return -1;
+	}
+	return 0;
+}
+
+/* In a worker: its descriptors closed, wait for the others. */
+static int
+gate_pass(const struct gate *g)
+{
+	char c = 0;
+	ssize_t r;
+
+	close(g->ready[0]);
+	close(g->go[1]);
+	if (write_all(g->ready[1], &c, 1) < 0)
+		return -1;
+	close(g->ready[1]);
+	while ((r = read(g->go[0], &c, 1)) < 0 && errno == EINTR)
+		;
+	close(g->go[0]);
+	return r == 0 ? 0 : -1;
+}
+
+/* In the tool: once n workers are ready (or gone), let them all start, now. */
+static double
+gate_open(struct gate *g, int n)
+{
+	double start;
+	char c[8];
+	int ready = 0;
+
+	close(g->ready[1]);
+	while (ready < n) {
+		ssize_t r = read(g->ready[0], c, sizeof(c));
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;	/* a worker died before it was ready: the run fails */
+		ready += (int)r;
+	}
+	close(g->ready[0]);
+	start = now_seconds();
+	close(g->go[1]);
+	close(g->go[0]);
+	return start;
+}
+
+static int
+spawn(struct stage *s, int slot, const struct gate *g)
 {
 	pid_t tool = getpid();
 
@@ -982,6 +1059,8 @@ spawn(struct stage *s, int slot)
 		for (int i = 0; i < n_tracked; i++)
 			if (tracked[i] != s->in && tracked[i] != s->out)
 				close(tracked[i]);
+		if (gate_pass(g) < 0)
+			_exit(EXIT_ERROR);
 		_exit(s->fn(s) == 0 ? 0 : EXIT_ERROR);
 	}
 	return 0;
@@ -1045,6 +1124,7 @@ run_once(const struct bench_case *bc, const struct tuning *tu, uint64_t bytes, b
     double *wall, double *cpu, size_t *cap)
 {
 	struct stage st[3];
+	struct gate gate;
 	int n = 0, a[2], b[2], rval = 0;
 	size_t pipe_cap = 0;
 	bool signalled = true;
@@ -1117,14 +1197,18 @@ run_once(const struct bench_case *bc, const struct tuning *tu, uint64_t bytes, b
 		st[n++].cap = pipe_cap;
 	}
 
-	start = now_seconds();
+	if (gate_make(&gate) < 0) {
+		close_tracked();
+		return -1;
+	}
 	for (int i = 0; i < n; i++)
-		if (spawn(&st[i], i) < 0) {
+		if (spawn(&st[i], i, &gate) < 0) {
 			n = i;
 			rval = -1;
 			break;
 		}
 	close_tracked();
+	start = gate_open(&gate, n);
 	*cpu = 0;
 	for (int i = 0; i < n; i++) {
 		struct rusage ru;

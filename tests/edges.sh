@@ -1099,6 +1099,62 @@ e_sig_bench() {
   done
 }
 
+# ==== multi-process tools under load ========================================
+
+# busy_loops: two CPU-bound loops for the rest of the case, on a 2-core
+# machine enough to delay any process by a time slice at any moment.
+busy_loops() {
+  for _b in 1 2; do
+    sh -c 'while :; do :; done' &
+    bg_started
+  done
+}
+
+# workers_of PID: the pids of PID's children, one a line.
+workers_of() {
+  cat "/proc/$1/task/$1/children" 2> /dev/null | tr ' ' '\n' | grep . || :
+}
+
+tcase e_load_multiprocess \
+  "splice-bench, net tools beside two busy loops: no hang, every byte; SIGTERM ends a sweep in 1 s"
+e_load_multiprocess() {
+  need_default_signal
+  busy_loops
+  # A worker that still held another's pipe slept in close(2) on its lock
+  # while that one blocked in splice(2) into TCP: a run hung 2 times in 25.
+  end=$(( $(date +%s) + 25 ))
+  runs=0
+  while [ "$(date +%s)" -lt "$end" ] && [ $runs -lt 40 ]; do
+    runs=$((runs + 1))
+    run_status st timeout -k 2 30 splice-bench --sweep -s 1M -c tcp-vmsplice-pipe -c tee-tee \
+      > out 2> err
+    [ "$(cat st)" -ne 124 ] && [ "$(cat st)" -ne 137 ] ||
+      fail "splice-bench --sweep, run $runs beside two busy loops: hung"
+    status 0 "$(cat st)" "splice-bench --sweep, run $runs beside two busy loops"
+  done
+  echo "NOTE: $runs sweeps beside two busy loops"
+  # The net tools, the same way: every byte, no hang.
+  random_file f 67108864
+  start_receiver 60
+  run_status st timeout 60 splice-tonet 127.0.0.1 "$port" < f 2> serr
+  status 0 "$(cat st)" "splice-tonet beside two busy loops"
+  reap_within "$rpid" 30 "splice-fromnet beside two busy loops"
+  status 0 "$REAPED" "splice-fromnet beside two busy loops"
+  same f out
+  # SIGTERM mid-sweep: the tool and every worker gone within a second.
+  start_tool /dev/null out err splice-bench --sweep -s 1G -c tcp-vmsplice-pipe
+  _i=0
+  until [ -n "$(workers_of "$TPID")" ]; do
+    [ $_i -lt 100 ] || fail "splice-bench --sweep started no worker in 10 s"
+    sleep 0.1
+    _i=$((_i + 1))
+  done
+  kill -TERM "$TPID"
+  reap_within "$TPID" 1 "splice-bench --sweep after SIGTERM"
+  no_leftovers "$TPID" "splice-bench --sweep after SIGTERM"
+  status 143 "$REAPED" "splice-bench --sweep after SIGTERM"
+}
+
 # ==== --help, --version and results into /dev/full or a closed stdout ======
 
 tcase e_out_help_version "every tool: --help and --version into /dev/full and a closed stdout: exit 1"
