@@ -233,15 +233,29 @@ int wait_fd_timeout(int fd, short events, double timeout_secs);
  */
 int poll_timeout_ms(double deadline);
 
-/* Writes all of buf, waiting out EAGAIN; -1 with errno on error. */
+/*
+ * err came from a call on fd.  EINVAL from a descriptor opened O_DIRECT is
+ * its alignment rule (an unaligned length, buffer or offset: a file's
+ * tail), not "this pair can't": clears O_DIRECT, as dd does for its last
+ * block, and returns true, so that the same call, made again, goes through
+ * the page cache.  The bytes are the same either way.  errno is kept.
+ */
+bool direct_io_dropped(int fd, int err);
+/*
+ * Writes all of buf, waiting out EAGAIN and an O_DIRECT that refuses it
+ * (direct_io_dropped()); -1 with errno on error.
+ */
 int write_all(int fd, const void *buf, size_t len);
 /*
  * read(2) of at most len bytes: EINTR retried, EAGAIN (an inherited
- * O_NONBLOCK) waited out with poll(2).  The bytes read, 0 at end of input,
- * -1 with errno.
+ * O_NONBLOCK) waited out with poll(2), an O_DIRECT that refuses it dropped
+ * (direct_io_dropped()).  The bytes read, 0 at end of input, -1 with errno.
  */
 ssize_t read_retry(int fd, void *buf, size_t len);
-/* The one buffer the read/write paths copy through, and its size. */
+/*
+ * The one buffer the read/write paths copy through, and its size: page
+ * aligned, a whole number of pages, as O_DIRECT asks.
+ */
 void *copy_buffer(size_t *bytes);
 /*
  * read_retry() of at most max bytes from in into copy_buffer(), then

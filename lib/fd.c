@@ -217,6 +217,19 @@ wait_fd_timeout(int fd, short events, double timeout_secs)
 	}
 }
 
+bool
+direct_io_dropped(int fd, int err)
+{
+	int flags;
+
+	if (err != EINVAL || (flags = fcntl(fd, F_GETFL)) < 0 || !(flags & O_DIRECT) ||
+	    fcntl(fd, F_SETFL, flags & ~O_DIRECT) < 0) {
+		errno = err;
+		return false;
+	}
+	return true;
+}
+
 int
 write_all(int fd, const void *buf, size_t len)
 {
@@ -233,6 +246,8 @@ write_all(int fd, const void *buf, size_t len)
 					return -1;
 				continue;
 			}
+			if (direct_io_dropped(fd, errno))
+				continue;
 			return -1;
 		}
 		p += n;
@@ -249,7 +264,7 @@ read_retry(int fd, void *buf, size_t len)
 
 		if (n >= 0)
 			return n;
-		if (errno == EINTR)
+		if (errno == EINTR || direct_io_dropped(fd, errno))
 			continue;
 		if (errno != EAGAIN || wait_fd(fd, POLLIN) < 0)
 			return -1;
@@ -257,7 +272,7 @@ read_retry(int fd, void *buf, size_t len)
 }
 
 /* The one buffer every read/write path copies through. */
-static char copy_buf[128 * 1024];
+static char copy_buf[128 * 1024] __attribute__((aligned(4096)));
 
 void *
 copy_buffer(size_t *bytes)

@@ -67,6 +67,15 @@ err_is_output(int err)
 	return err == EPIPE || err == ENOSPC || err == EDQUOT || err == EFBIG;
 }
 
+/* An O_DIRECT side refused an unaligned call: dropped, try again. */
+static bool
+direct_dropped(const struct xfer *x, int err)
+{
+	bool in = direct_io_dropped(x->in, err), out = direct_io_dropped(x->out, err);
+
+	return in || out;
+}
+
 static int
 by_read_write(struct xfer *x)
 {
@@ -159,6 +168,8 @@ splice_across(struct xfer *x, bool in_pipe, bool out_pipe, bool more_when_full)
 				return xfer_fail(x, SIDE_NONE, "poll", errno);
 			continue;
 		}
+		if (direct_dropped(x, errno))
+			continue;
 		if (x->moved == 0 && err_is_refusal(errno))
 			return xfer_fail(x, SIDE_NONE, "splice", errno), REFUSED;
 		/*
@@ -207,7 +218,7 @@ by_copy_range(struct xfer *x)
 		 */
 		if (step == STEP_END)
 			return x->moved == 0 ? REFUSED : DONE;
-		if (step != STEP_ERROR)
+		if (step != STEP_ERROR || direct_dropped(x, errno))
 			continue;
 		/* EBADF: an O_APPEND output, which splice refuses too. */
 		if (x->moved == 0 && (err_is_refusal(errno) || errno == EBADF))
@@ -240,7 +251,7 @@ splice_held(int from, int to, size_t n, unsigned int flags, enum xfer_method m,
 		}
 		if (r == 0)
 			errno = EIO;
-		else if (errno == EINTR)
+		else if (errno == EINTR || direct_io_dropped(to, errno))
 			continue;
 		else if (errno == EAGAIN) {
 			if (wait_fd(to, POLLOUT) < 0)
@@ -300,7 +311,7 @@ by_internal_pipe(struct xfer *x)
 		if (n == 0)
 			break;
 		if (n < 0) {
-			if (errno == EINTR)
+			if (errno == EINTR || direct_io_dropped(x->in, errno))
 				continue;
 			if (errno == EAGAIN) {
 				if (wait_input(x) < 0)

@@ -137,7 +137,7 @@ tee_fill(struct tee_job *t, struct tee_pipes *p, size_t cap)
 				account(M_SPLICE_PIPE, (uint64_t)n);
 				return n;
 			}
-			if (errno == EINTR)
+			if (errno == EINTR || direct_io_dropped(t->in, errno))
 				continue;
 			if (errno == EAGAIN) {
 				if (wait_fd(t->in, POLLIN) < 0)
@@ -209,7 +209,7 @@ tee_single(struct tee_job *t, int src, struct tee_out *o, size_t len)
 		}
 		if (n == 0)
 			return 0;
-		if (errno == EINTR)
+		if (errno == EINTR || direct_io_dropped(o->fd, errno))
 			continue;
 		if (errno == EAGAIN) {
 			if (wait_fd(src, POLLIN) < 0 || wait_fd(o->fd, POLLOUT) < 0)

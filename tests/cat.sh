@@ -235,15 +235,15 @@ t_dev_full() {
 
 tcase t_nonblocking "stdin and stdout set O_NONBLOCK: EAGAIN waited out, byte-exact"
 t_nonblocking() {
-  nb=$(helper set-nonblock)
+  nb=$(helper with-flags)
   random_file f 10485760
   # A slow reader keeps the non-blocking stdout pipe full.
-  { sh -c 'cat f; sleep 0.3; cat f' | run_status st "$nb" 0 1 -- splice-cat; } |
+  { sh -c 'cat f; sleep 0.3; cat f' | run_status st "$nb" 0:nonblock 1:nonblock -- splice-cat; } |
     { sleep 0.3; cat; } > out
   status 0 "$(cat st)" "non-blocking splice-cat"
   cat f f > ref
   same ref out
-  run_status st "$nb" 1 -- splice-cat f f | { sleep 0.3; cat; } > out2
+  run_status st "$nb" 1:nonblock -- splice-cat f f | { sleep 0.3; cat; } > out2
   status 0 "$(cat st)" "file to non-blocking pipe"
   same ref out2
 }

@@ -1099,6 +1099,67 @@ e_sig_bench() {
   done
 }
 
+# ==== descriptors opened with flags the tool did not choose ================
+
+# flagged_run FLAGS_IN FLAGS_OUT CMD...: CMD with stdin the file "in" opened
+# with FLAGS_IN and stdout the file "out" opened with FLAGS_OUT (with-flags);
+# status in "st", stderr in "err".
+flagged_run() {
+  _fin=$1 _fout=$2
+  shift 2
+  run_status st timeout 10 "$WF" "0=in:$_fin" "1=out:$_fout" -- "$@" 2> err
+  hung "$*, stdin $_fin, stdout $_fout"
+}
+
+tcase e_flags_std_files \
+  "stdin, stdout files opened O_DIRECT, O_APPEND, O_SYNC, O_NONBLOCK: the bytes cat gives"
+e_flags_std_files() {
+  WF=$(helper with-flags)
+  # Off every block boundary: O_DIRECT refuses an unaligned tail.
+  random_file in 1000000
+  cat -A < in > in.A
+  flags="nonblock append sync"
+  if "$WF" 0=in:direct -- true 2> /dev/null; then
+    flags="$flags direct direct,sync direct,append"
+  else
+    echo "NOTE: O_DIRECT: this file system refuses it; not tested"
+  fi
+  for f in $flags; do
+    for sides in "$f none" "none $f" "$f $f"; do
+      fin=${sides% *} fout=${sides#* }
+      for cmd in "splice-cat" "splice-cat -A" "splice-cat - -" "splice-tee" "splice-tee copy"; do
+        # Fallbacks, which --strict forbids: -A reads and writes, tee(2)
+        # needs pipes, splice(2) refuses an O_APPEND output.
+        if [ -n "${STRICT:-}" ]; then
+          case "$cmd $fout" in "splice-cat -A"* | splice-tee* | *append*) continue ;; esac
+        fi
+        # O_APPEND: after what the output held.
+        : > want
+        case $fout in *append*) printf 'before' | tee want > out ;; *) rm -f out ;; esac
+        if [ "$cmd" = "splice-cat -A" ]; then cat in.A >> want; else cat in >> want; fi
+        # shellcheck disable=SC2086 # CMD is words
+        flagged_run "$fin" "$fout" $cmd
+        status 0 "$(cat st)" "$cmd, stdin $fin, stdout $fout"
+        cmp want out || fail "$cmd, stdin $fin, stdout $fout: not the bytes cat gives"
+        [ "$cmd" != "splice-tee copy" ] || same in copy
+      done
+    done
+  done
+  # vmsplice writes a file, vmsplice-touser reads one, by write(2) and read(2).
+  [ -z "${STRICT:-}" ] || return 0
+  vmsplice -p seq -s 1000000 | cat > seq
+  for f in $flags; do
+    rm -f out
+    case $f in *append*) : > out ;; esac
+    run_status st timeout 10 "$WF" "1=out:$f" -- vmsplice -p seq -s 1000000 2> err
+    status 0 "$(cat st)" "vmsplice, stdout $f"
+    same seq out
+    run_status st timeout 10 "$WF" "0=seq:$f" -- vmsplice-touser --verify seq -c > count 2> err
+    status 0 "$(cat st)" "vmsplice-touser, stdin $f"
+    counted count 1000000 "vmsplice-touser, stdin $f"
+  done
+}
+
 # ==== multi-process tools under load ========================================
 
 # busy_loops: two CPU-bound loops for the rest of the case, on a 2-core

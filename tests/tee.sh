@@ -372,9 +372,9 @@ t_in_flight() {
 
 tcase t_nonblocking "stdin and stdout set O_NONBLOCK: EAGAIN waited out, byte-exact"
 t_nonblocking() {
-  nb=$(helper set-nonblock)
+  nb=$(helper with-flags)
   random_file in 10485760
-  { sh -c 'cat in; sleep 0.3; cat in' | run_status st "$nb" 0 1 -- splice-tee f1 f2; } |
+  { sh -c 'cat in; sleep 0.3; cat in' | run_status st "$nb" 0:nonblock 1:nonblock -- splice-tee f1 f2; } |
     { sleep 0.3; cat; } > out
   status 0 "$(cat st)" "non-blocking splice-tee"
   cat in in > ref

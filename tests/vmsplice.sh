@@ -448,15 +448,15 @@ t_touser_dump_count() {
 
 tcase t_touser_nonblock "-n, and an inherited O_NONBLOCK stdin: every byte, checked"
 t_touser_nonblock() {
-  nb=$(helper set-nonblock)
+  nb=$(helper with-flags)
   { vmsplice -p seq -s 20M; sleep 0.3; } | vmsplice-touser -n --verify seq -c > count ||
     fail "-n"
   counted count 20971520 "-n"
-  { sleep 0.3; vmsplice -p seq -s 20M; } | "$nb" 0 -- vmsplice-touser --verify seq -c > count ||
+  { sleep 0.3; vmsplice -p seq -s 20M; } | "$nb" 0:nonblock -- vmsplice-touser --verify seq -c > count ||
     fail "O_NONBLOCK stdin"
   counted count 20971520 "O_NONBLOCK stdin"
   # vmsplice ignores an O_NONBLOCK stdout: it waits, loses nothing.
-  run_status st "$nb" 1 -- vmsplice -p seq -s 20M |
+  run_status st "$nb" 1:nonblock -- vmsplice -p seq -s 20M |
     { sleep 0.3; vmsplice-touser --verify seq -c > count; }
   status 0 "$(cat st)" "vmsplice to a non-blocking pipe"
   counted count 20971520 "O_NONBLOCK stdout"
@@ -508,10 +508,10 @@ t_help_version() {
 
 tcase t_touser_nonblocking_stdout "vmsplice-touser -d into an O_NONBLOCK stdout pipe: the whole dump, as od"
 t_touser_nonblocking_stdout() {
-  nb=$(helper set-nonblock)
+  nb=$(helper with-flags)
   vmsplice -s 1M -p ramp | cat > data
   od -A d -t x1z -v < data > ref
-  { vmsplice -s 1M -p ramp | run_status st "$nb" 1 -- vmsplice-touser -d; } |
+  { vmsplice -s 1M -p ramp | run_status st "$nb" 1:nonblock -- vmsplice-touser -d; } |
     { sleep 1; cat; } > out
   status 0 "$(cat st)" "vmsplice-touser -d to a non-blocking pipe"
   same ref out
