@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -178,6 +179,24 @@ serve_one(int *listener, const struct listen_opts *lo, const struct engine_opts 
 	return r == 0 || x.side == SIDE_INPUT;
 }
 
+/* The socket file is ours: it goes with the tool, however it ends. */
+static const char *socket_file;
+
+static void
+remove_socket_file(void)
+{
+	unlink(socket_file);
+}
+
+/* A reader that goes away ends us by SIGPIPE, as cat: the file goes first. */
+static void
+remove_socket_file_and_die(int sig)
+{
+	unlink(socket_file);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
 /* Listens, serves one connection or (-k) many; the exit status. */
 static int
 listen_and_serve(struct listen_opts *lo, const struct tcp_opts *to, const char *bind_addr,
@@ -195,6 +214,15 @@ listen_and_serve(struct listen_opts *lo, const struct tcp_opts *to, const char *
 	    tcp_listen(bind_addr, port, to, &here);
 	if (listener < 0)
 		return EXIT_ERROR;
+	if (lo->unix_path) {
+		struct sigaction sa = { .sa_handler = remove_socket_file_and_die }, old;
+
+		socket_file = lo->unix_path;
+		on_ending_signal(remove_socket_file);
+		sigemptyset(&sa.sa_mask);
+		if (sigaction(SIGPIPE, NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+			sigaction(SIGPIPE, &sa, NULL);
+	}
 	/* Always, and in one write: scripts wait for this line to learn the port. */
 	if (lo->unix_path)
 		note("listening on %s", lo->unix_path);
@@ -205,9 +233,8 @@ listen_and_serve(struct listen_opts *lo, const struct tcp_opts *to, const char *
 		;
 	if (listener >= 0)
 		close(listener);
-	/* The socket file is ours: it goes with the listener. */
-	if (lo->unix_path)
-		unlink(lo->unix_path);
+	if (socket_file)
+		remove_socket_file();
 	report_totals();
 	if (close(STDOUT_FILENO) < 0 && errno != EBADF)
 		warn_errno("standard output");

@@ -467,7 +467,10 @@ int unix_connect(const char *path, const struct tcp_opts *o);
  */
 int tcp_listen(const char *addr, const char *port, const struct tcp_opts *o,
     struct tcp_name *bound);
-/* Listens on a Unix-domain stream socket at path; -1 after "prog: PATH: reason". */
+/*
+ * Listens on a Unix-domain stream socket at path, replacing a socket file
+ * that nobody listens on (never another file); -1 after "prog: PATH: reason".
+ */
 int unix_listen(const char *path);
 /*
  * Accepts one connection, waiting at most timeout_secs (< 0: for ever);

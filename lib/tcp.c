@@ -15,6 +15,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -190,21 +191,84 @@ unix_connect(const char *path, const struct tcp_opts *o)
 	}
 }
 
+/*
+ * Whether a listening Unix-domain socket of this network namespace is bound
+ * to a path with the same last component as path (the kernel keeps the
+ * path as it was given, relative or not).  When /proc/net/unix cannot be
+ * read, it may be: true.
+ */
+static bool
+unix_listener_named(const char *path)
+{
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	FILE *f = fopen("/proc/net/unix", "re");
+	char line[512], bound[256];
+	bool found = false;
+
+	if (f == NULL)
+		return true;
+	while (!found && fgets(line, sizeof(line), f)) {
+		unsigned long flags;
+		const char *bound_base;
+
+		/* Num RefCount Protocol Flags Type St Inode Path; 0x10000: listening. */
+		if (sscanf(line, "%*s %*s %*s %lx %*s %*s %*s %255s", &flags, bound) != 2 ||
+		    !(flags & 0x10000))
+			continue;
+		bound_base = strrchr(bound, '/') ? strrchr(bound, '/') + 1 : bound;
+		found = strcmp(bound_base, base) == 0;
+	}
+	fclose(f);
+	return found;
+}
+
+/*
+ * A socket file at path that nobody listens on (a listener that was killed
+ * left it).  Anything else there (a live listener, a file that is not a
+ * socket) is left alone.  A connect(2) would tell, but a live listener
+ * would take it for a peer: it is tried only once /proc/net/unix shows no
+ * listener that could be the one.
+ */
+static bool
+unix_stale(const struct sockaddr_un *sun)
+{
+	struct stat st;
+	int fd, err;
+
+	if (lstat(sun->sun_path, &st) < 0 || !S_ISSOCK(st.st_mode) ||
+	    unix_listener_named(sun->sun_path) ||
+	    (fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
+		return false;
+	err = connect(fd, (const struct sockaddr *)sun, sizeof(*sun)) < 0 ? errno : 0;
+	close(fd);
+	return err == ECONNREFUSED;
+}
+
 int
 unix_listen(const char *path)
 {
 	struct sockaddr_un sun;
-	int fd = -1;
+	int fd = -1, err;
 
 	if (unix_address(path, &sun) < 0 ||
-	    (fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0 ||
-	    bind(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0 || listen(fd, 16) < 0) {
-		warn_errno("%s", path);
-		if (fd >= 0)
-			close(fd);
-		return -1;
+	    (fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
+		goto fail;
+	if (bind(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0) {
+		err = errno;
+		/* As nc -lU does: a stale socket file is replaced, nothing else. */
+		if (err != EADDRINUSE || !unix_stale(&sun) || unlink(path) < 0 ||
+		    bind(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0) {
+			errno = err;
+			goto fail;
+		}
 	}
-	return fd;
+	if (listen(fd, 16) == 0)
+		return fd;
+fail:
+	warn_errno("%s", path);
+	if (fd >= 0)
+		close(fd);
+	return -1;
 }
 
 static bool

@@ -1097,6 +1097,81 @@ t_unix() {
   status 2 "$(cat st)" "splice-tonet -U with HOST PORT"
 }
 
+# unix_end HOW: splice-fromnet -U sock ended by HOW (eof, error, a signal
+# name, PIPE: its reader leaves); checks its status; the file must be gone.
+unix_end() {
+  rm -f sock err pf
+  _out=out
+  case $1 in
+  error) _out=/dev/full ;;
+  PIPE)
+    mkfifo pf
+    timeout 30 head -c 1 < pf > /dev/null &
+    bg_started
+    _out=pf
+    ;;
+  esac
+  # Every signal at its default: a background job starts with SIGINT ignored.
+  timeout 30 env --default-signal splice-fromnet -U sock > "$_out" 2> err &
+  _pid=$!
+  bg_started
+  wait_until "no 'listening on sock' line" grep -q "listening on sock$" err
+  case $1 in
+  eof | error | PIPE)
+    run_status st timeout 30 splice-tonet -U sock < f 2> serr
+    [ "$1" != eof ] || status 0 "$(cat st)" "splice-tonet -U"
+    ;;
+  *) kill -"$1" "$(cat "/proc/$_pid/task/$_pid/children")" ;;
+  esac
+  reap "$_pid" "splice-fromnet -U, ended by $1"
+  case $1 in
+  eof) _want=0 ;; error) _want=1 ;; INT) _want=130 ;; TERM) _want=143 ;; HUP) _want=129 ;;
+  PIPE) _want=141 ;;
+  esac
+  status "$_want" "$REAPED" "splice-fromnet -U, ended by $1"
+  [ ! -e sock ] || fail "splice-fromnet -U, ended by $1, left its socket file behind"
+}
+
+tcase t_unix_socket_file \
+  "splice-fromnet -U: the socket file gone however it ends; a stale one replaced, nothing else"
+t_unix_socket_file() {
+  env --default-signal true 2> /dev/null || skip "env --default-signal is not supported"
+  random_file f 3000000
+  for how in eof error INT TERM HUP PIPE; do
+    unix_end "$how"
+  done
+  # SIGKILL leaves the file: the next listener replaces it, as nc -lU does.
+  rm -f err
+  splice-fromnet -U sock > out 2> err &
+  pid=$!
+  wait_until "no 'listening on sock' line" grep -q "listening on sock$" err
+  kill -KILL "$pid"
+  wait "$pid" || :
+  [ -S sock ] || fail "setup: no socket file left by SIGKILL"
+  unix_end eof
+  same f out
+  # A file that is not a socket is never removed.
+  echo keep > notsock
+  run_status st timeout 10 splice-fromnet -U notsock > out 2> err
+  status 1 "$(cat st)" "splice-fromnet -U on a regular file"
+  mentions err "notsock: Address already in use"
+  [ "$(cat notsock)" = keep ] || fail "the regular file at -U PATH changed"
+  # A live listener keeps its file; the second one is refused.
+  rm -f err
+  timeout 30 splice-fromnet -U sock > out 2> err &
+  RPID=$!
+  bg_started
+  wait_until "no 'listening on sock' line" grep -q "listening on sock$" err
+  run_status st timeout 10 splice-fromnet -U sock > out2 2> err2
+  status 1 "$(cat st)" "a second splice-fromnet -U on a live socket"
+  mentions err2 "sock: Address already in use"
+  run_status st timeout 30 splice-tonet -U sock < f 2> serr
+  status 0 "$(cat st)" "splice-tonet -U to the first listener"
+  reap "$RPID" "the first splice-fromnet -U"
+  status 0 "$REAPED" "the first splice-fromnet -U"
+  same f out
+}
+
 tcase t_allow "--allow: a peer from 127.0.0.2 is closed at once and named with -v; allowed ones get in"
 t_allow() {
   random_file a 100000
