@@ -574,22 +574,12 @@ t_tee_peer_pipe_reader() {
 # reset_peer: a listener (perl) that accepts one connection, reads 100 kB,
 # then resets it (SO_LINGER 0).  Sets NPORT.
 reset_peer() {
-  rm -f nport
-  timeout 60 perl -e '
-    use Socket;
-    socket(my $s, PF_INET, SOCK_STREAM, 0) or die "socket: $!";
-    bind($s, pack_sockaddr_in(0, inet_aton("127.0.0.1"))) or die "bind: $!";
-    listen($s, 1) or die "listen: $!";
-    $| = 1;
-    print((unpack_sockaddr_in(getsockname($s)))[0], "\n");
+  perl_listener 1 '
     accept(my $c, $s) or die "accept: $!";
     my $got = 0;
     while ($got < 100000) { my $n = sysread($c, my $buf, 65536) or last; $got += $n; }
     setsockopt($c, SOL_SOCKET, SO_LINGER, pack("ii", 1, 0)) or die "linger: $!";
-    close($c);' > nport &
-  bg_started
-  wait_until "no listener" test -s nport
-  NPORT=$(cat nport)
+    close($c);'
 }
 
 tcase t_progress "--progress on both sides: a dd-style status line with the byte count"
@@ -891,22 +881,29 @@ t_reply_now() {
   wait_until "the echo did not come back within 5 s" grep -qx hello reply
 }
 
-# never_accepting: a listener (perl) with the smallest backlog that never
-# accepts; one client fills its queue, and after that SYNs are dropped, so
-# connect(2) would wait for minutes.  Sets NPORT.
-never_accepting() {
+# perl_listener BACKLOG CODE: a listener on 127.0.0.1, port 0, with BACKLOG,
+# in perl: the socket is $s, CODE runs once it listens, at most 60 s.
+# Sets NPORT.
+perl_listener() {
   need perl
+  rm -f nport
   timeout 60 perl -e '
     use Socket;
     socket(my $s, PF_INET, SOCK_STREAM, 0) or die "socket: $!";
     bind($s, pack_sockaddr_in(0, inet_aton("127.0.0.1"))) or die "bind: $!";
-    listen($s, 0) or die "listen: $!";
+    listen($s, $ARGV[0]) or die "listen: $!";
     $| = 1;
-    print((unpack_sockaddr_in(getsockname($s)))[0], "\n");
-    sleep 60;' > nport &
+    print((unpack_sockaddr_in(getsockname($s)))[0], "\n");'"$2" "$1" > nport &
   bg_started
   wait_until "no listener" test -s nport
   NPORT=$(cat nport)
+}
+
+# never_accepting: a listener with the smallest backlog that never accepts;
+# one client fills its queue, and after that SYNs are dropped, so connect(2)
+# would wait for minutes.  Sets NPORT.
+never_accepting() {
+  perl_listener 0 'sleep 60;'
 }
 
 # took_at_most SECS WHAT: the time since START (date +%s%N) is SECS or less.
