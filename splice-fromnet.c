@@ -197,6 +197,19 @@ remove_socket_file_and_die(int sig)
 	raise(sig);
 }
 
+/* From now on the socket file at path goes with the tool, however it ends. */
+static void
+remove_socket_file_at_end(const char *path)
+{
+	struct sigaction sa = { .sa_handler = remove_socket_file_and_die }, old;
+
+	socket_file = path;
+	on_ending_signal(remove_socket_file);
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGPIPE, NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+		sigaction(SIGPIPE, &sa, NULL);
+}
+
 /* Listens, serves one connection or (-k) many; the exit status. */
 static int
 listen_and_serve(struct listen_opts *lo, const struct tcp_opts *to, const char *bind_addr,
@@ -214,15 +227,8 @@ listen_and_serve(struct listen_opts *lo, const struct tcp_opts *to, const char *
 	    tcp_listen(bind_addr, port, to, &here);
 	if (listener < 0)
 		return EXIT_ERROR;
-	if (lo->unix_path) {
-		struct sigaction sa = { .sa_handler = remove_socket_file_and_die }, old;
-
-		socket_file = lo->unix_path;
-		on_ending_signal(remove_socket_file);
-		sigemptyset(&sa.sa_mask);
-		if (sigaction(SIGPIPE, NULL, &old) == 0 && old.sa_handler != SIG_IGN)
-			sigaction(SIGPIPE, &sa, NULL);
-	}
+	if (lo->unix_path)
+		remove_socket_file_at_end(lo->unix_path);
 	/* Always, and in one write: scripts wait for this line to learn the port. */
 	if (lo->unix_path)
 		note("listening on %s", lo->unix_path);

@@ -202,20 +202,22 @@ unix_listener_named(const char *path)
 {
 	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 	FILE *f = fopen("/proc/net/unix", "re");
-	char line[512], bound[256];
+	char line[512];
 	bool found = false;
 
 	if (f == NULL)
 		return true;
 	while (!found && fgets(line, sizeof(line), f)) {
-		unsigned long flags;
+		char *field[8], *save = NULL;
 		const char *bound_base;
+		int n = 0;
 
 		/* Num RefCount Protocol Flags Type St Inode Path; 0x10000: listening. */
-		if (sscanf(line, "%*s %*s %*s %lx %*s %*s %*s %255s", &flags, bound) != 2 ||
-		    !(flags & 0x10000))
+		for (char *w = strtok_r(line, " \n", &save); w && n < 8; w = strtok_r(NULL, " \n", &save))
+			field[n++] = w;
+		if (n < 8 || !(strtoul(field[3], NULL, 16) & 0x10000))
 			continue;
-		bound_base = strrchr(bound, '/') ? strrchr(bound, '/') + 1 : bound;
+		bound_base = strrchr(field[7], '/') ? strrchr(field[7], '/') + 1 : field[7];
 		found = strcmp(bound_base, base) == 0;
 	}
 	fclose(f);
