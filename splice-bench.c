@@ -51,17 +51,44 @@ enum pipe_kind { NO_PIPE, SMALL_PIPE, BIG_PIPE };
 /* Where the bytes end up decides how a run checks them (see the man page). */
 enum sink { TO_MEMORY, TO_NULL, TO_FILE };
 
+/* How a case's processes are connected; the runner wires each the same way. */
+enum topology {
+	TOPO_PIPE,		/* put -> pipe -> get */
+	TOPO_PIPE_MIDDLE,	/* put -> pipe -> mid -> pipe -> get */
+	TOPO_TCP,		/* put -> loopback TCP -> get */
+	TOPO_TCP_MIDDLE,	/* put -> pipe -> mid -> loopback TCP -> get */
+	TOPO_FILE,		/* put alone: the input file -> the output file */
+};
+
+/* What the runner, the sweep and the report need to know of a case. */
+enum case_flag {
+	READS_FILE = 1 << 0,		/* it needs the input file */
+	HUGE_PAGES = 1 << 1,		/* the producer sends from a 2 MiB huge page */
+	BUSY_LOOP = 1 << 2,		/* SPLICE_F_NONBLOCK loops instead of sleeping */
+	SWEEPABLE = 1 << 3,		/* its consumer chooses its request size: --sweep */
+	SPLICES_TO_TCP = 1 << 4,	/* its TCP sender splices out of a pipe */
+	SENDFILE_REQUESTS = 1 << 5,	/* its TCP sender's requests are sendfile(2)'s */
+	BASELINE = 1 << 6,		/* the row the ratios compare with */
+};
+
 struct stage;
 typedef int stage_fn(struct stage *s);
 
 struct bench_case {
 	const char *name;
 	const char *what;
+	enum topology topology;
 	enum pipe_kind pipe;
 	enum sink sink;
-	stage_fn *put, *mid, *get;	/* producer, optional middle, consumer */
-	bool tcp, file, huge, busy;
+	stage_fn *put, *mid, *get;	/* producer, middle (the *_MIDDLE topologies), consumer */
+	unsigned int flags;		/* enum case_flag */
 };
+
+static bool
+over_tcp(const struct bench_case *bc)
+{
+	return bc->topology == TOPO_TCP || bc->topology == TOPO_TCP_MIDDLE;
+}
 
 /* When a sender into TCP passes SPLICE_F_MORE. */
 enum more_mode {
@@ -117,48 +144,145 @@ static stage_fn mid_tee, mid_copy, mid_tcp_splice;
 static stage_fn copy_splice, copy_range, copy_rw;
 
 static const struct bench_case cases[] = {
-	{ "pipe-rw-64k", "write(2) -> pipe -> read(2), 64 KiB pipe", SMALL_PIPE, TO_MEMORY,
-	  put_write, NULL, get_read_check, false, false, false, false },
-	{ "pipe-rw-1m", "write(2) -> pipe -> read(2), 1 MiB pipe", BIG_PIPE, TO_MEMORY,
-	  put_write, NULL, get_read_check, false, false, false, false },
-	{ "vmsplice-splice", "vmsplice(2) -> pipe -> splice(2) to /dev/null (pipe limit)",
-	  BIG_PIPE, TO_NULL, put_vmsplice, NULL, get_splice_null, false, false, false, false },
-	{ "vmsplice-huge", "the same from 2 MiB huge pages", BIG_PIPE, TO_NULL,
-	  put_vmsplice, NULL, get_splice_null, false, false, true, false },
-	{ "vmsplice-busy", "the same, huge pages, non-blocking busy loops", BIG_PIPE, TO_NULL,
-	  put_vmsplice, NULL, get_splice_null, false, false, true, true },
-	{ "vmsplice-read", "vmsplice(2) -> pipe -> read(2)", BIG_PIPE, TO_MEMORY,
-	  put_vmsplice, NULL, get_read_check, false, false, false, false },
-	{ "file-pipe-splice", "cached file -> splice(2) -> pipe -> splice(2) to /dev/null",
-	  BIG_PIPE, TO_NULL, put_file_splice, NULL, get_splice_null, false, true, false, false },
-	{ "file-pipe-rw", "cached file -> read/write -> pipe -> read/write to /dev/null",
-	  BIG_PIPE, TO_NULL, put_file_rw, NULL, get_read_null, false, true, false, false },
-	{ "file-file-splice", "file -> file by splice(2) through a pipe", BIG_PIPE, TO_FILE,
-	  copy_splice, NULL, NULL, false, true, false, false },
-	{ "file-file-cfr", "file -> file by copy_file_range(2)", NO_PIPE, TO_FILE,
-	  copy_range, NULL, NULL, false, true, false, false },
-	{ "file-file-rw", "file -> file by read(2)/write(2)", NO_PIPE, TO_FILE,
-	  copy_rw, NULL, NULL, false, true, false, false },
-	{ "tcp-rw", "file -> loopback TCP by read(2)/write(2)", NO_PIPE, TO_MEMORY,
-	  put_tcp_rw, NULL, get_tcp, true, true, false, false },
-	{ "tcp-sendfile", "file -> loopback TCP by sendfile(2)", NO_PIPE, TO_MEMORY,
-	  put_tcp_sendfile, NULL, get_tcp, true, true, false, false },
-	{ "tcp-splice", "file -> loopback TCP by splice(2) through a pipe", BIG_PIPE, TO_MEMORY,
-	  put_tcp_splice, NULL, get_tcp, true, true, false, false },
-	{ "tcp-mmap", "file -> loopback TCP by mmap(2) and write(2)", NO_PIPE, TO_MEMORY,
-	  put_tcp_mmap, NULL, get_tcp, true, true, false, false },
-	{ "tcp-sendfile-pipe", "file -> sendfile(2) -> loopback TCP -> splice(2) -> pipe -> "
-	  "/dev/null", BIG_PIPE, TO_NULL, put_tcp_sendfile, NULL, get_tcp_pipe, true, true, false,
-	  false },
-	{ "tcp-splice-pipe", "file -> pipe -> splice(2) -> loopback TCP -> pipe -> /dev/null",
-	  BIG_PIPE, TO_NULL, put_tcp_splice, NULL, get_tcp_pipe, true, true, false, false },
-	{ "tcp-vmsplice-pipe", "vmsplice(2) -> pipe -> splice(2) -> loopback TCP -> pipe -> "
-	  "/dev/null", BIG_PIPE, TO_NULL, put_vmsplice, mid_tcp_splice, get_tcp_pipe, true, false,
-	  false, false },
-	{ "tee-tee", "pipe -> tee(2) into a second pipe, splice(2) to /dev/null", BIG_PIPE,
-	  TO_MEMORY, put_vmsplice, mid_tee, get_read_check, false, false, false, false },
-	{ "tee-copy", "pipe -> read(2), write(2) to a second pipe and /dev/null", BIG_PIPE,
-	  TO_MEMORY, put_vmsplice, mid_copy, get_read_check, false, false, false, false },
+	{
+		.name = "pipe-rw-64k",
+		.what = "write(2) -> pipe -> read(2), 64 KiB pipe",
+		.topology = TOPO_PIPE, .pipe = SMALL_PIPE, .sink = TO_MEMORY,
+		.put = put_write, .get = get_read_check,
+		.flags = BASELINE,
+	},
+	{
+		.name = "pipe-rw-1m",
+		.what = "write(2) -> pipe -> read(2), 1 MiB pipe",
+		.topology = TOPO_PIPE, .pipe = BIG_PIPE, .sink = TO_MEMORY,
+		.put = put_write, .get = get_read_check,
+	},
+	{
+		.name = "vmsplice-splice",
+		.what = "vmsplice(2) -> pipe -> splice(2) to /dev/null (pipe limit)",
+		.topology = TOPO_PIPE, .pipe = BIG_PIPE, .sink = TO_NULL,
+		.put = put_vmsplice, .get = get_splice_null,
+		.flags = SWEEPABLE,
+	},
+	{
+		.name = "vmsplice-huge",
+		.what = "the same from 2 MiB huge pages",
+		.topology = TOPO_PIPE, .pipe = BIG_PIPE, .sink = TO_NULL,
+		.put = put_vmsplice, .get = get_splice_null,
+		.flags = HUGE_PAGES | SWEEPABLE,
+	},
+	{
+		.name = "vmsplice-busy",
+		.what = "the same, huge pages, non-blocking busy loops",
+		.topology = TOPO_PIPE, .pipe = BIG_PIPE, .sink = TO_NULL,
+		.put = put_vmsplice, .get = get_splice_null,
+		.flags = HUGE_PAGES | BUSY_LOOP | SWEEPABLE,
+	},
+	{
+		.name = "vmsplice-read",
+		.what = "vmsplice(2) -> pipe -> read(2)",
+		.topology = TOPO_PIPE, .pipe = BIG_PIPE, .sink = TO_MEMORY,
+		.put = put_vmsplice, .get = get_read_check,
+	},
+	{
+		.name = "file-pipe-splice",
+		.what = "cached file -> splice(2) -> pipe -> splice(2) to /dev/null",
+		.topology = TOPO_PIPE, .pipe = BIG_PIPE, .sink = TO_NULL,
+		.put = put_file_splice, .get = get_splice_null,
+		.flags = READS_FILE | SWEEPABLE,
+	},
+	{
+		.name = "file-pipe-rw",
+		.what = "cached file -> read/write -> pipe -> read/write to /dev/null",
+		.topology = TOPO_PIPE, .pipe = BIG_PIPE, .sink = TO_NULL,
+		.put = put_file_rw, .get = get_read_null,
+		.flags = READS_FILE,
+	},
+	{
+		.name = "file-file-splice",
+		.what = "file -> file by splice(2) through a pipe",
+		.topology = TOPO_FILE, .pipe = BIG_PIPE, .sink = TO_FILE,
+		.put = copy_splice,
+		.flags = READS_FILE,
+	},
+	{
+		.name = "file-file-cfr",
+		.what = "file -> file by copy_file_range(2)",
+		.topology = TOPO_FILE, .pipe = NO_PIPE, .sink = TO_FILE,
+		.put = copy_range,
+		.flags = READS_FILE,
+	},
+	{
+		.name = "file-file-rw",
+		.what = "file -> file by read(2)/write(2)",
+		.topology = TOPO_FILE, .pipe = NO_PIPE, .sink = TO_FILE,
+		.put = copy_rw,
+		.flags = READS_FILE,
+	},
+	{
+		.name = "tcp-rw",
+		.what = "file -> loopback TCP by read(2)/write(2)",
+		.topology = TOPO_TCP, .pipe = NO_PIPE, .sink = TO_MEMORY,
+		.put = put_tcp_rw, .get = get_tcp,
+		.flags = READS_FILE,
+	},
+	{
+		.name = "tcp-sendfile",
+		.what = "file -> loopback TCP by sendfile(2)",
+		.topology = TOPO_TCP, .pipe = NO_PIPE, .sink = TO_MEMORY,
+		.put = put_tcp_sendfile, .get = get_tcp,
+		.flags = READS_FILE | SWEEPABLE | SENDFILE_REQUESTS,
+	},
+	{
+		.name = "tcp-splice",
+		.what = "file -> loopback TCP by splice(2) through a pipe",
+		.topology = TOPO_TCP, .pipe = BIG_PIPE, .sink = TO_MEMORY,
+		.put = put_tcp_splice, .get = get_tcp,
+		.flags = READS_FILE | SWEEPABLE | SPLICES_TO_TCP,
+	},
+	{
+		.name = "tcp-mmap",
+		.what = "file -> loopback TCP by mmap(2) and write(2)",
+		.topology = TOPO_TCP, .pipe = NO_PIPE, .sink = TO_MEMORY,
+		.put = put_tcp_mmap, .get = get_tcp,
+		.flags = READS_FILE,
+	},
+	{
+		.name = "tcp-sendfile-pipe",
+		.what = "file -> sendfile(2) -> loopback TCP -> splice(2) -> pipe -> "
+		    "/dev/null",
+		.topology = TOPO_TCP, .pipe = BIG_PIPE, .sink = TO_NULL,
+		.put = put_tcp_sendfile, .get = get_tcp_pipe,
+		.flags = READS_FILE | SWEEPABLE | SENDFILE_REQUESTS,
+	},
+	{
+		.name = "tcp-splice-pipe",
+		.what = "file -> pipe -> splice(2) -> loopback TCP -> pipe -> /dev/null",
+		.topology = TOPO_TCP, .pipe = BIG_PIPE, .sink = TO_NULL,
+		.put = put_tcp_splice, .get = get_tcp_pipe,
+		.flags = READS_FILE | SWEEPABLE | SPLICES_TO_TCP,
+	},
+	{
+		.name = "tcp-vmsplice-pipe",
+		.what = "vmsplice(2) -> pipe -> splice(2) -> loopback TCP -> pipe -> "
+		    "/dev/null",
+		.topology = TOPO_TCP_MIDDLE, .pipe = BIG_PIPE, .sink = TO_NULL,
+		.put = put_vmsplice, .mid = mid_tcp_splice, .get = get_tcp_pipe,
+		.flags = SWEEPABLE | SPLICES_TO_TCP,
+	},
+	{
+		.name = "tee-tee",
+		.what = "pipe -> tee(2) into a second pipe, splice(2) to /dev/null",
+		.topology = TOPO_PIPE_MIDDLE, .pipe = BIG_PIPE, .sink = TO_MEMORY,
+		.put = put_vmsplice, .mid = mid_tee, .get = get_read_check,
+		.flags = SWEEPABLE,
+	},
+	{
+		.name = "tee-copy",
+		.what = "pipe -> read(2), write(2) to a second pipe and /dev/null",
+		.topology = TOPO_PIPE_MIDDLE, .pipe = BIG_PIPE, .sink = TO_MEMORY,
+		.put = put_vmsplice, .mid = mid_copy, .get = get_read_check,
+	},
 };
 #define N_CASES (sizeof(cases) / sizeof(cases[0]))
 
@@ -321,8 +445,8 @@ put_write(struct stage *s)
 static int
 put_vmsplice(struct stage *s)
 {
-	const unsigned char *buf = s->bc->huge ? huge_data : data;
-	unsigned int flags = s->bc->busy ? SPLICE_F_NONBLOCK : 0;
+	const unsigned char *buf = s->bc->flags & HUGE_PAGES ? huge_data : data;
+	unsigned int flags = s->bc->flags & BUSY_LOOP ? SPLICE_F_NONBLOCK : 0;
 	uint64_t sent = 0;
 
 	while (sent < s->bytes) {
@@ -448,7 +572,7 @@ get_read_null(struct stage *s)
 static int
 get_splice_null(struct stage *s)
 {
-	unsigned int flags = s->bc->busy ? SPLICE_F_NONBLOCK : 0;
+	unsigned int flags = s->bc->flags & BUSY_LOOP ? SPLICE_F_NONBLOCK : 0;
 	size_t req = request_bytes(s);
 	uint64_t got = 0;
 
@@ -1114,6 +1238,79 @@ tcp_listener(size_t sock_bytes)
 	return fd;
 }
 
+/* The stage of st that runs fn, in from and out to, with a capacity of cap. */
+static void
+set_stage(struct stage *st, stage_fn *fn, int in, int out, size_t cap)
+{
+	st->fn = fn;
+	st->in = in;
+	st->out = out;
+	st->cap = cap;
+}
+
+/*
+ * Connects bc's stages as its topology says, into st in the order they
+ * start (a receiver before its sender), and stores the pipe's capacity in
+ * *cap; returns how many stages, or -1.  Every pipe and listener made here
+ * is tracked, so that each stage keeps only its own.
+ */
+static int
+wire(const struct bench_case *bc, const struct tuning *tu, struct stage *st, size_t *cap)
+{
+	int a[2], b[2], lfd;
+	size_t pipe_cap = 0, own_cap, cap_b;
+
+	if (bc->pipe != NO_PIPE && make_pipe(bc->pipe, tu->pipe_bytes, a, &pipe_cap) < 0)
+		return -1;
+	if (pipe_cap)
+		*cap = pipe_cap;
+	/* A stage that splices through a pipe of its own makes it as large as this one. */
+	own_cap = pipe_cap ? pipe_cap : RW_BUFFER_BYTES;
+	switch (bc->topology) {
+	case TOPO_PIPE:
+		set_stage(&st[0], bc->put, -1, a[1], pipe_cap);
+		set_stage(&st[1], bc->get, a[0], -1, pipe_cap);
+		return 2;
+	case TOPO_PIPE_MIDDLE:
+		if (make_pipe(bc->pipe, tu->pipe_bytes, b, &cap_b) < 0) {
+			close_tracked();
+			return -1;
+		}
+		set_stage(&st[0], bc->put, -1, a[1], pipe_cap);
+		set_stage(&st[1], bc->mid, a[0], b[1], pipe_cap);
+		set_stage(&st[2], bc->get, b[0], -1, pipe_cap);
+		return 3;
+	case TOPO_TCP:
+	case TOPO_TCP_MIDDLE:
+		if (bc->topology == TOPO_TCP)
+			close_tracked();
+		if ((lfd = tcp_listener(tu->sock_bytes)) < 0) {
+			close_tracked();
+			return -1;
+		}
+		track(lfd);
+		/* The receiver's pipe is as large as the sender's; its requests are its own. */
+		set_stage(&st[0], bc->get, lfd, -1, own_cap);
+		st[0].req = 0;
+		if (bc->topology == TOPO_TCP) {
+			set_stage(&st[1], bc->put, -1, -1, own_cap);
+			return 2;
+		}
+		set_stage(&st[1], bc->mid, a[0], -1, pipe_cap);
+		set_stage(&st[2], bc->put, -1, a[1], pipe_cap);
+		return 3;
+	case TOPO_FILE:
+		close_tracked();
+		if (ftruncate(out_fd, 0) < 0) {
+			warn_errno("%s: truncating the copy", bc->name);
+			return -1;
+		}
+		set_stage(&st[0], bc->put, file_fd, out_fd, own_cap);
+		return 1;
+	}
+	return -1;
+}
+
 /*
  * One run: the case's processes, started together, waited for together.
  * Stores wall seconds and the CPU seconds of every process; -1 when any
@@ -1125,77 +1322,16 @@ run_once(const struct bench_case *bc, const struct tuning *tu, uint64_t bytes, b
 {
 	struct stage st[3];
 	struct gate gate;
-	int n = 0, a[2], b[2], rval = 0;
-	size_t pipe_cap = 0;
+	int n, rval = 0;
 	bool signalled = true;
 	double start;
 
-	memset(st, 0, sizeof(st));
 	for (int i = 0; i < 3; i++)
 		st[i] = (struct stage){ .bc = bc, .in = -1, .out = -1, .bytes = bytes,
 		    .check = check, .cap = RW_BUFFER_BYTES, .req = tu->req_bytes,
 		    .sock_bytes = tu->sock_bytes, .more = tu->more };
-	if (bc->pipe != NO_PIPE && make_pipe(bc->pipe, tu->pipe_bytes, a, &pipe_cap) < 0)
+	if ((n = wire(bc, tu, st, cap)) < 0)
 		return -1;
-	if ((bc->tcp && !bc->mid) || bc->sink == TO_FILE) {
-		/* The process that splices makes its own pipe, as large as this one. */
-		close_tracked();
-	}
-	if (pipe_cap)
-		*cap = pipe_cap;
-
-	if (bc->sink == TO_FILE) {
-		if (ftruncate(out_fd, 0) < 0) {
-			warn_errno("%s: truncating the copy", bc->name);
-			return -1;
-		}
-		st[n++] = (struct stage){ .fn = bc->put, .bc = bc, .in = file_fd, .out = out_fd,
-		    .bytes = bytes, .cap = pipe_cap ? pipe_cap : RW_BUFFER_BYTES };
-	} else if (bc->tcp) {
-		int lfd = tcp_listener(tu->sock_bytes);
-
-		if (lfd < 0) {
-			close_tracked();
-			return -1;
-		}
-		track(lfd);
-		/* The receiver's pipe is as large as the sender's; its requests are its own. */
-		st[n].fn = bc->get;
-		st[n].in = lfd;
-		st[n].req = 0;
-		st[n++].cap = pipe_cap ? pipe_cap : RW_BUFFER_BYTES;
-		if (bc->mid) {
-			st[n].fn = bc->mid;
-			st[n].in = a[0];
-			st[n++].cap = pipe_cap;
-			st[n].fn = bc->put;
-			st[n].out = a[1];
-			st[n++].cap = pipe_cap;
-		} else {
-			st[n].fn = bc->put;
-			st[n++].cap = pipe_cap ? pipe_cap : RW_BUFFER_BYTES;
-		}
-	} else {
-		st[n].fn = bc->put;
-		st[n].out = a[1];
-		st[n++].cap = pipe_cap;
-		if (bc->mid) {
-			size_t cap_b;
-
-			if (make_pipe(bc->pipe, tu->pipe_bytes, b, &cap_b) < 0) {
-				close_tracked();
-				return -1;
-			}
-			st[n].fn = bc->mid;
-			st[n].in = a[0];
-			st[n].out = b[1];
-			st[n++].cap = pipe_cap;
-			a[0] = b[0];
-		}
-		st[n].fn = bc->get;
-		st[n].in = a[0];
-		st[n++].cap = pipe_cap;
-	}
 
 	if (gate_make(&gate) < 0) {
 		close_tracked();
@@ -1425,7 +1561,7 @@ run_table(const bool *selected, double secs, uint64_t size, int runs, bool csv)
 		if (run_case(&cases[i], secs, size, &r) < 0)
 			r.failed = any_failed = true;
 		/* The plain write/read with the default pipe is what the ratios compare with. */
-		if (i == 0 && !r.failed) {
+		if (cases[i].flags & BASELINE && !r.failed) {
 			double copy[1000];
 
 			memcpy(copy, gib_s, sizeof(double) * (size_t)runs);
@@ -1441,21 +1577,6 @@ run_table(const bool *selected, double secs, uint64_t size, int runs, bool csv)
 /* ---- --sweep: the pipe, request and socket settings that move a case fastest -- */
 
 #define MAX_TUNINGS 32
-
-/* The TCP cases whose sender splices out of a pipe. */
-static bool
-splices_to_tcp(const struct bench_case *bc)
-{
-	return bc->put == put_tcp_splice || bc->mid == mid_tcp_splice;
-}
-
-/* The cases whose consumer (middle, or TCP sender) asks for a size of its choosing. */
-static bool
-sweepable(const struct bench_case *bc)
-{
-	return bc->get == get_splice_null || bc->mid == mid_tee || splices_to_tcp(bc) ||
-	    bc->put == put_tcp_sendfile;
-}
 
 /* A request of req_limit or more is the case's own, 0; t joins tu unless it is there. */
 static int
@@ -1503,7 +1624,7 @@ sweep_tcp(const struct bench_case *bc, struct tuning *tu, size_t own, size_t max
 	const size_t splice_reqs[] = { 64 << 10, 128 << 10, 256 << 10, 512 << 10 };
 	const size_t sendfile_reqs[] = { 64 << 10, 256 << 10, 1 << 20, 4 << 20 };
 	const size_t pipes[] = { 64 << 10, 256 << 10, max };
-	const bool from_pipe = splices_to_tcp(bc);
+	const bool from_pipe = bc->flags & SPLICES_TO_TCP;
 	const size_t *reqs = from_pipe ? splice_reqs : sendfile_reqs;
 	const size_t limit = from_pipe ? own : SENDFILE_CALL_BYTES;
 	const size_t pipe = bc->pipe == NO_PIPE ? 0 : own;
@@ -1553,7 +1674,7 @@ sweep_tunings(const struct bench_case *bc, struct tuning *tu, int *fixed)
 	    max < DEFAULT_PIPE_BYTES ? max : DEFAULT_PIPE_BYTES;
 	int n;
 
-	if (bc->tcp)
+	if (over_tcp(bc))
 		n = sweep_tcp(bc, tu, own, max);
 	else {
 		n = add_tuning(tu, 0, (struct tuning){ .pipe_bytes = own }, own);
@@ -1588,17 +1709,17 @@ tuning_words(const struct bench_case *bc, const struct tuning *tu, size_t cap, s
 {
 	static const char *const mores[] = { "full", "off", "always" };
 
-	if (bc->put == put_tcp_sendfile)
+	if (bc->flags & SENDFILE_REQUESTS)
 		*req = tu->req_bytes ? tu->req_bytes : SENDFILE_CALL_BYTES;
 	else
 		*req = tu->req_bytes && tu->req_bytes < cap ? tu->req_bytes : cap;
-	if (!bc->tcp)
+	if (!over_tcp(bc))
 		snprintf(sock, 24, "-");
 	else if (tu->sock_bytes)
 		snprintf(sock, 24, "%zuK", tu->sock_bytes / 1024);
 	else
 		snprintf(sock, 24, "auto");
-	*more = splices_to_tcp(bc) ? mores[tu->more] : "-";
+	*more = bc->flags & SPLICES_TO_TCP ? mores[tu->more] : "-";
 }
 
 static void
@@ -1803,10 +1924,10 @@ main(int argc, char *argv[])
 	}
 	for (size_t i = 0; i < N_CASES; i++) {
 		if (!any_selected)
-			selected[i] = !sweep || sweepable(&cases[i]);
-		if (selected[i] && sweep && !sweepable(&cases[i]))
+			selected[i] = !sweep || cases[i].flags & SWEEPABLE;
+		if (selected[i] && sweep && !(cases[i].flags & SWEEPABLE))
 			usage_error("--sweep: case '%s' has no request size to sweep", cases[i].name);
-		if (selected[i] && cases[i].file)
+		if (selected[i] && cases[i].flags & READS_FILE)
 			need_file = true;
 		n_selected += selected[i];
 	}
