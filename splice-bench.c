@@ -399,6 +399,20 @@ request_bytes(const struct stage *s)
 	return s->req && s->req < s->cap ? s->req : s->cap;
 }
 
+/*
+ * The length of the next piece of the input file for a stage that has moved
+ * done of its s->bytes: at most limit bytes from *off, which wraps to the
+ * start at the end of the file (a run longer than the file passes over it
+ * again).
+ */
+static size_t
+file_piece(const struct stage *s, uint64_t done, loff_t *off, size_t limit)
+{
+	if ((uint64_t)*off == file_bytes)
+		*off = 0;
+	return min_size(s->bytes - done, min_size(limit, file_bytes - (uint64_t)*off));
+}
+
 static int
 fail_call(const struct stage *s, const char *call)
 {
@@ -477,12 +491,9 @@ put_file_splice(struct stage *s)
 	loff_t off = 0;
 
 	while (sent < s->bytes) {
-		ssize_t n;
+		size_t len = file_piece(s, sent, &off, s->cap);
+		ssize_t n = splice(file_fd, &off, s->out, NULL, len, 0);
 
-		if ((uint64_t)off == file_bytes)
-			off = 0;
-		n = splice(file_fd, &off, s->out, NULL,
-		    min_size(s->bytes - sent, min_size(s->cap, file_bytes - (uint64_t)off)), 0);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
@@ -496,15 +507,13 @@ static int
 put_file_rw(struct stage *s)
 {
 	static unsigned char buf[RW_BUFFER_BYTES];
-	uint64_t sent = 0, off = 0;
+	uint64_t sent = 0;
+	loff_t off = 0;
 
 	while (sent < s->bytes) {
-		ssize_t n;
+		size_t len = file_piece(s, sent, &off, sizeof(buf));
+		ssize_t n = pread(file_fd, buf, len, off);
 
-		if (off == file_bytes)
-			off = 0;
-		n = pread(file_fd, buf, min_size(s->bytes - sent,
-		    min_size(sizeof(buf), file_bytes - off)), (off_t)off);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
@@ -512,7 +521,7 @@ put_file_rw(struct stage *s)
 		if (write_all(s->out, buf, (size_t)n) < 0)
 			return fail_call(s, "write");
 		sent += (uint64_t)n;
-		off += (uint64_t)n;
+		off += n;
 	}
 	return 0;
 }
@@ -659,12 +668,11 @@ copy_splice(struct stage *s)
 	if (pipe(p) < 0 || fcntl(p[1], F_SETPIPE_SZ, (int)s->cap) < 0)
 		return fail_call(s, "pipe");
 	while (done < s->bytes) {
+		size_t len = file_piece(s, done, &in_off, s->cap);
 		ssize_t n;
 
-		if ((uint64_t)in_off == file_bytes)
-			in_off = out_off = 0;
-		n = splice(file_fd, &in_off, p[1], NULL, min_size(s->bytes - done,
-		    min_size(s->cap, file_bytes - (uint64_t)in_off)), 0);
+		out_off = in_off;	/* each pass over the input rewrites the copy */
+		n = splice(file_fd, &in_off, p[1], NULL, len, 0);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
@@ -690,12 +698,11 @@ copy_range(struct stage *s)
 	loff_t in_off = 0, out_off = 0;
 
 	while (done < s->bytes) {
+		size_t len = file_piece(s, done, &in_off, SIZE_MAX);
 		ssize_t n;
 
-		if ((uint64_t)in_off == file_bytes)
-			in_off = out_off = 0;
-		n = copy_file_range(file_fd, &in_off, out_fd, &out_off,
-		    min_size(s->bytes - done, file_bytes - (uint64_t)in_off), 0);
+		out_off = in_off;	/* each pass over the input rewrites the copy */
+		n = copy_file_range(file_fd, &in_off, out_fd, &out_off, len, 0);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
@@ -709,21 +716,19 @@ static int
 copy_rw(struct stage *s)
 {
 	static unsigned char buf[RW_BUFFER_BYTES];
-	uint64_t done = 0, off = 0;
+	uint64_t done = 0;
+	loff_t off = 0;
 
 	while (done < s->bytes) {
-		ssize_t n;
+		size_t len = file_piece(s, done, &off, sizeof(buf));
+		ssize_t n = pread(file_fd, buf, len, off);
 
-		if (off == file_bytes)
-			off = 0;
-		n = pread(file_fd, buf, min_size(s->bytes - done,
-		    min_size(sizeof(buf), file_bytes - off)), (off_t)off);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
 			return fail_call(s, "read");
 		for (ssize_t w = 0; w < n; ) {
-			ssize_t m = pwrite(out_fd, buf + w, (size_t)(n - w), (off_t)off + w);
+			ssize_t m = pwrite(out_fd, buf + w, (size_t)(n - w), off + w);
 
 			if (m < 0 && errno == EINTR)
 				continue;
@@ -732,7 +737,7 @@ copy_rw(struct stage *s)
 			w += m;
 		}
 		done += (uint64_t)n;
-		off += (uint64_t)n;
+		off += n;
 	}
 	return 0;
 }
@@ -816,18 +821,15 @@ put_tcp_sendfile(struct stage *s)
 {
 	size_t call_bytes = s->req ? s->req : SENDFILE_CALL_BYTES;
 	uint64_t sent = 0;
-	off_t off = 0;
+	loff_t off = 0;
 	int sock = tcp_dial(s);
 
 	if (sock < 0)
 		return -1;
 	while (sent < s->bytes) {
-		ssize_t n;
+		size_t len = file_piece(s, sent, &off, call_bytes);
+		ssize_t n = sendfile(sock, file_fd, &off, len);
 
-		if ((uint64_t)off == file_bytes)
-			off = 0;
-		n = sendfile(sock, file_fd, &off, min_size(s->bytes - sent,
-		    min_size(call_bytes, file_bytes - (uint64_t)off)));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
@@ -868,12 +870,9 @@ put_tcp_splice(struct stage *s)
 	if (pipe(p) < 0 || fcntl(p[1], F_SETPIPE_SZ, (int)s->cap) < 0)
 		return fail_call(s, "pipe");
 	while (sent < s->bytes) {
-		ssize_t n;
+		size_t len = file_piece(s, sent, &off, s->cap);
+		ssize_t n = splice(file_fd, &off, p[1], NULL, len, 0);
 
-		if ((uint64_t)off == file_bytes)
-			off = 0;
-		n = splice(file_fd, &off, p[1], NULL, min_size(s->bytes - sent,
-		    min_size(s->cap, file_bytes - (uint64_t)off)), 0);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
@@ -917,6 +916,7 @@ put_tcp_mmap(struct stage *s)
 {
 	unsigned char *map;
 	uint64_t sent = 0;
+	loff_t off = 0;
 	int sock = tcp_dial(s);
 
 	if (sock < 0)
@@ -925,15 +925,15 @@ put_tcp_mmap(struct stage *s)
 	if (map == MAP_FAILED)
 		return fail_call(s, "mmap");
 	while (sent < s->bytes) {
-		size_t pos = (size_t)(sent % file_bytes);
-		ssize_t n = write(sock, map + pos,
-		    min_size(s->bytes - sent, min_size(1 << 20, file_bytes - pos)));
+		size_t len = file_piece(s, sent, &off, 1 << 20);
+		ssize_t n = write(sock, map + off, len);
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
 			return fail_call(s, "write");
 		sent += (uint64_t)n;
+		off += n;
 	}
 	return 0;
 }
