@@ -246,6 +246,17 @@ t_suite_args() {
   done
 }
 
+tcase t_cases_in_page "every case of --list has its entry in the manual page's list of cases"
+t_cases_in_page() {
+  need_source man/splice-bench.1
+  splice-bench --list | awk '{ print $1 }' > cases
+  [ -s cases ] || fail "--list printed no case"
+  while read -r c; do
+    grep -Eq "^\.It (.* )?Cm $c( |$)" "$TESTS/../man/splice-bench.1" ||
+      fail "$c: no .It entry in man/splice-bench.1"
+  done < cases
+}
+
 tcase t_usage_errors "bad options: exit 2, the option named, a hint, nothing on stdout"
 t_usage_errors() {
   for bad in "-t 0" "-t -1" "-t abc" "-t 5000" "-s 0" "-s 1Q" "-s -5" "-r 2" "-r x" \

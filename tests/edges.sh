@@ -116,7 +116,14 @@ start_tool() {
   TPID=$!
   bg_started
   sleep 0.1
-  _sid=$(sed 's/.*) //' "/proc/$TPID/stat" 2> /dev/null | cut -d' ' -f4)
+  # The child becomes a session leader once setsid(1) runs in it: wait for
+  # that (on a loaded machine it can take more than a tenth of a second).
+  _i=0
+  while _sid=$(sed 's/.*) //' "/proc/$TPID/stat" 2> /dev/null | cut -d' ' -f4) &&
+    [ -n "$_sid" ] && [ "$_sid" != "$TPID" ] && [ $_i -lt 100 ]; do
+    sleep 0.1
+    _i=$((_i + 1))
+  done
   [ "$_sid" = "$TPID" ] || fail "setup: $1 is not a session leader (session $_sid)"
 }
 

@@ -14,14 +14,14 @@ t_cppcheck() {
   (cd "$SRC" && cppcheck --enable=warning,style,performance,portability --std=c11 \
     -D_GNU_SOURCE -D__linux__ --quiet --inline-suppr --error-exitcode=1 \
     --suppress=variableScope \
-    ./*.c lib/*.c tests/*.c fuzz/*.c) > out 2>&1 || { cat out >&2; fail "cppcheck"; }
+    ./*.c bench/*.c lib/*.c tests/*.c fuzz/*.c) > out 2>&1 || { cat out >&2; fail "cppcheck"; }
 }
 
 tcase t_clang_tidy "clang-tidy bugprone-* and cert-*: no warning"
 t_clang_tidy() {
   need_source lib
   need clang-tidy
-  for f in "$SRC"/*.c "$SRC"/lib/*.c; do
+  for f in "$SRC"/*.c "$SRC"/bench/*.c "$SRC"/lib/*.c; do
     clang-tidy --quiet "$f" -- -std=gnu11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 \
       -DSPLICE_TOOLS_VERSION='"0"' -I"$SRC" >> out 2>&1 || fail "clang-tidy $f"
   done
