@@ -10,7 +10,11 @@
 # tests/splice-probe (one scenario per run, printing "ok N" or the errno's
 # name) makes the other calls.  What an older kernel lacks is skipped, with
 # the version it needs.
-# Run it with `tests/run.sh --strict kernel`.
+#
+# Where the kernel log is readable, a case fails when the kernel logged a
+# WARNING, BUG, Oops or splice complaint while it ran (the log is read by
+# record number, before and after).  Run it with
+# `tests/run.sh --strict kernel`; tests/vm.sh runs it on another kernel.
 . "${TESTS:?run me through tests/run.sh}/lib.sh"
 
 # probe SCENARIO [ARG]...: runs splice-probe; a setup failure fails the case.
@@ -51,6 +55,82 @@ have_cap_sys_resource() {
 
 need_root() {
   [ "$(id -u)" -eq 0 ] || skip "needs root: $1"
+}
+
+# ---- the kernel log ---------------------------------------------------------------
+
+# What a kernel problem looks like in its log: a WARN(), a BUG(), an oops, a
+# sanitizer's report, a refcount or list corruption; at warning level or
+# worse, anything that names splice.
+PROBLEM='WARNING:|BUG:|BUG |Oops|general protection fault|Kernel panic|cut here|Call Trace'
+PROBLEM="$PROBLEM|UBSAN:|KASAN:|KFENCE:|refcount_t:|list_(add|del) corruption|kernel BUG"
+# The demonstration case's marker: a case ignores the markers of other runs.
+DEMO_MARKER='splice-selftest: a demonstration of the kernel log check'
+
+# log_position: the number of the kernel log's newest record; nothing where
+# the log cannot be read.
+log_position() {
+  [ -x "${HELPERS:-}/splice-probe" ] || return 0
+  _pos=$("$HELPERS/splice-probe" kmsg-last 2> /dev/null) || return 0
+  case $_pos in "seq "*) echo "${_pos#seq }" ;; esac
+}
+
+# problems SEQ: the records logged after record SEQ that show a kernel
+# problem, and a note when some were lost (the log wrapped).
+problems() {
+  "$HELPERS/splice-probe" kmsg-since "$1" |
+    awk -v problem="$PROBLEM" -v marker="$DEMO_MARKER" -v own="${KLOG_TOKEN:-}" '
+      /^- / { print "NOTE: kernel log: " substr($0, 3) " while the case ran"; next }
+      index($0, marker) && (own == "" || !index($0, own)) { next }
+      { level = $1; text = substr($0, length($1) + 2) }
+      text ~ problem || (level <= 4 && tolower(text) ~ /splice/) { print "kernel: " text }'
+}
+
+# run_checked CASE: runs CASE, as run_area would; where the kernel log is
+# readable, a problem the kernel logged meanwhile fails it.
+run_checked() {
+  _before=$(log_position)
+  (set -e; "$1")
+  _status=$?
+  [ -n "$_before" ] || exit "$_status"
+  problems "$_before" > .kernel-log
+  grep '^NOTE: ' .kernel-log || :
+  if grep -q '^kernel: ' .kernel-log; then
+    grep '^kernel: ' .kernel-log >&2
+    fail "the kernel logged a problem while $1 ran"
+  fi
+  exit "$_status"
+}
+
+tcase k_kernel_log "kernel log: readable by record number, so a WARNING fails the case it came in"
+k_kernel_log() {
+  got=$(probe kmsg-last)
+  case $got in
+  "seq "*) ;;
+  *) skip "the kernel log cannot be read here ($got): no case is checked for kernel WARNINGs" ;;
+  esac
+  [ -w /dev/kmsg ] || return 0
+  # A line logged now must be found after the position read before it.
+  line="splice-selftest: the kernel log is read from record ${got#seq } on, run $$"
+  printf '<6>%s\n' "$line" > /dev/kmsg
+  probe kmsg-since "${got#seq }" > after
+  grep -qx "6 $line" after || { cat after >&2; fail "a line just logged is not after ${got#seq }"; }
+}
+
+# Not a case: what the demonstration runs, as a case, through run_checked.
+log_marker() {
+  printf '<4>WARNING: %s, %s\n' "$DEMO_MARKER" "$KLOG_TOKEN" > /dev/kmsg
+}
+
+tcase k_kernel_log_demo "kernel log: a WARNING logged while a case runs fails it (a marker)"
+k_kernel_log_demo() {
+  [ -n "$(log_position)" ] || skip "the kernel log cannot be read here"
+  [ -w /dev/kmsg ] || skip "/dev/kmsg is not writable here"
+  token="run $$ at $(date +%s)"
+  run_status st env KLOG_TOKEN="$token" sh "$TESTS/kernel.sh" run log_marker > out 2>&1
+  status 1 "$(cat st)" "a case that logs a WARNING"
+  mentions out "FAIL: the kernel logged a problem while log_marker ran"
+  mentions out "^kernel: WARNING: $DEMO_MARKER, $token\$"
 }
 
 # ---- splice(2) -----------------------------------------------------------------------
@@ -648,4 +728,7 @@ k_vmsplice_reuse() {
   esac
 }
 
-run_area "$@"
+case ${1:-} in
+run) run_checked "$2" ;;
+*) run_area "$@" ;;
+esac
