@@ -8,12 +8,15 @@
 # kernel log, and exits with the harness's status.  KVM where it can run
 # the kernel, TCG otherwise.  `splice-selftest --kernel KERNEL` runs it.
 #
-#   tests/vm.sh [--bindir DIR] [--helpers DIR] [--accel kvm|tcg] [--memory MIB]
-#               [--timeout SECS] KERNEL [run.sh option or operand]...
+#   tests/vm.sh [--bindir DIR] [--helpers DIR] [--accel kvm|tcg] [--cpus N]
+#               [--memory MIB] [--timeout SECS] KERNEL [run.sh option or operand]...
 #
 # --bindir, --helpers  as tests/run.sh's: the tools and helpers to test
 # --accel    kvm or tcg; by default KVM where /dev/kvm can run the kernel
 #            (it boots to init), else TCG
+# --cpus     the guest's CPUs: by default 2 under KVM, 1 under TCG (each a
+#            host thread; two guests at once, as CI runs them, finished
+#            sooner with one each)
 # --memory   the guest's memory (default 1024 MiB)
 # --timeout  give up on a guest still running after SECS (default 1200)
 # --as NAME  the name its messages give (splice-selftest passes its own)
@@ -27,6 +30,7 @@ TESTS=$(cd "$(dirname "$0")" && pwd)
 BINDIR=$TESTS/../build
 HELPERS=
 ACCEL=
+CPUS=
 MEMORY_MIB=1024
 TIMEOUT_SECS=1200
 PROG=vm.sh
@@ -44,8 +48,8 @@ COMMANDS="sh cat chmod cmp cp cut date dd dirname basename du env expr false fin
   mbuffer"
 
 usage() {
-  echo "usage: $PROG [--bindir DIR] [--helpers DIR] [--accel kvm|tcg] [--memory MIB]"
-  echo "       [--timeout SECS] KERNEL [run.sh option or operand]..."
+  echo "usage: $PROG [--bindir DIR] [--helpers DIR] [--accel kvm|tcg] [--cpus N]"
+  echo "       [--memory MIB] [--timeout SECS] KERNEL [run.sh option or operand]..."
   echo "KERNEL: a bzImage, or a Debian linux-image .deb"
 }
 
@@ -59,6 +63,7 @@ while [ $# -gt 0 ]; do
   --bindir) BINDIR=${2:?--bindir needs a directory}; shift 2 ;;
   --helpers) HELPERS=${2:?--helpers needs a directory}; shift 2 ;;
   --accel) ACCEL=${2:?--accel needs kvm or tcg}; shift 2 ;;
+  --cpus) CPUS=${2:?--cpus needs a number}; shift 2 ;;
   --memory) MEMORY_MIB=${2:?--memory needs MiB}; shift 2 ;;
   --timeout) TIMEOUT_SECS=${2:?--timeout needs seconds}; shift 2 ;;
   --as) PROG=${2:?}; shift 2 ;;
@@ -71,7 +76,7 @@ done
 KERNEL=$1
 shift
 case $ACCEL in ""|kvm|tcg) ;; *) usage >&2; exit 2 ;; esac
-case $MEMORY_MIB$TIMEOUT_SECS in *[!0-9]*) usage >&2; exit 2 ;; esac
+case $CPUS$MEMORY_MIB$TIMEOUT_SECS in *[!0-9]*) usage >&2; exit 2 ;; esac
 
 exit_code=2
 [ -f "$KERNEL" ] || die "$KERNEL: no such file"
@@ -281,11 +286,11 @@ chmod 755 "$ROOT/init"
 # timeout(1) ends it at the deadline, and passes on a signal sent to it.
 boot() {
   case $1 in
-  kvm) cpu=host ;;
-  tcg) cpu=max ;;
+  kvm) cpu=host cpus=${CPUS:-2} ;;
+  tcg) cpu=max cpus=${CPUS:-1} ;;
   esac
   : > "$WORK/console"
-  timeout "$TIMEOUT_SECS" qemu-system-x86_64 -accel "$1" -cpu "$cpu" -smp 2 -m "$MEMORY_MIB" \
+  timeout "$TIMEOUT_SECS" qemu-system-x86_64 -accel "$1" -cpu "$cpu" -smp "$cpus" -m "$MEMORY_MIB" \
     -nodefaults \
     -display none -monitor none -no-reboot -serial "file:$WORK/console" \
     -kernel "$VMLINUZ" -initrd "$WORK/initrd" \
@@ -329,7 +334,7 @@ fi
 # The TAP as it comes; the kernel log as "# " lines after it.
 tail -n +1 -f --pid="$qemu_pid" "$WORK/console" | tr -d '\r' | awk '
   /^splice-vm: init / { tap = 1; next }
-  /^splice-vm: kernel log$/ { tap = 0; klog = 1; print "# the guest'"'"'s kernel log:"; fflush(); next }
+  /^splice-vm: kernel log$/ { tap = 0; klog = 1; print "# the guest kernel log:"; fflush(); next }
   /^splice-vm: exit / { klog = 0; next }
   tap { print; fflush() }
   klog { print "#   " $0; fflush() }'
@@ -353,6 +358,6 @@ if [ -z "$status" ]; then
 fi
 summary=$(sed -n '/^splice-vm: init/,/^splice-vm: kernel log$/p' "$WORK/console.txt" |
   grep -E '^[0-9]+ passed, [0-9]+ failed' | tail -n 1)
-echo "# $PROG: Linux $guest; QEMU, $accel, $secs s"
+echo "# $PROG: Linux $guest; QEMU, $accel, $cpus CPU(s), $secs s"
 echo "${summary:-no summary from the harness}"
 [ "$status" -eq 0 ] && [ -n "$summary" ]
