@@ -21,81 +21,80 @@
 
 static const struct scenario {
 	const char *name;
-	int nargs;		/* -1: at least one, the rest passed on */
-	int optional;		/* how many of nargs may be left out */
+	int least, most;	/* how many arguments; most -1: no limit */
 	const char *args;
 	const char *what;
 	scenario_fn *run;
 } scenarios[] = {
-	{ "file-pipe-file", 2, 0, "IN OUT", "splice01: file -> pipe -> file", file_pipe_file },
-	{ "splice02", 1, 0, "OUT", "splice02: 512-byte writes spliced 1024 a call", splice02 },
-	{ "letters", 1, 0, "LEN", "splice02's letters to stdout", letters },
-	{ "splice-error", 1, 0, "KIND", "splice03: bad-fd-in bad-fd-out write-only-in "
+	{ "file-pipe-file", 2, 2, "IN OUT", "splice01: file -> pipe -> file", file_pipe_file },
+	{ "splice02", 1, 1, "OUT", "splice02: 512-byte writes spliced 1024 a call", splice02 },
+	{ "letters", 1, 1, "LEN", "splice02's letters to stdout", letters },
+	{ "splice-error", 1, -1, "KIND...", "splice03: bad-fd-in bad-fd-out write-only-in "
 	  "read-only-out append-out no-pipe offset-in-pipe offset-out-pipe", splice_error },
-	{ "pipe-pipe", 2, 0, "IN OUT", "splice04: pipe -> splice -> pipe", pipe_pipe },
-	{ "pipe-unix-pipe", 2, 0, "IN OUT", "splice05: pipe -> AF_UNIX stream -> pipe",
+	{ "pipe-pipe", 2, 2, "IN OUT", "splice04: pipe -> splice -> pipe", pipe_pipe },
+	{ "pipe-unix-pipe", 2, 2, "IN OUT", "splice05: pipe -> AF_UNIX stream -> pipe",
 	  pipe_unix_pipe },
 	{ "fd-pairs", 0, 0, "", "splice07: every pair with a side that cannot splice", fd_pairs },
-	{ "dev-source", 1, 0, "DEV", "splice08: splices of 0 to 8 x 1009 bytes from DEV",
+	{ "dev-source", 1, 1, "DEV", "splice08: splices of 0 to 8 x 1009 bytes from DEV",
 	  dev_source },
-	{ "dev-sink", 2, 0, "DEV IN", "splice09: IN queued in a pipe, one splice into DEV",
+	{ "dev-sink", 2, 2, "DEV IN", "splice09: IN queued in a pipe, one splice into DEV",
 	  dev_sink },
-	{ "dirtypipe", 1, 0, "FILE", "CVE-2022-0847: a write merging into a spliced page",
+	{ "dirtypipe", 1, 1, "FILE", "CVE-2022-0847: a write merging into a spliced page",
 	  dirtypipe },
-	{ "splice-offsets", 1, 0, "FILE", "offsets past 2^31 and 2^32", splice_offsets },
+	{ "splice-offsets", 1, 1, "FILE", "offsets past 2^31 and 2^32", splice_offsets },
 	{ "proc-files", 0, 0, "", "which /proc and /sys files splice", proc_files },
 	{ "pty", 0, 0, "", "splice from both ends of a pty", pty_splice },
 	{ "nonblock-socket", 0, 0, "", "SPLICE_F_NONBLOCK from an idle TCP socket",
 	  nonblock_socket },
 	{ "tee-empty", 0, 0, "", "tee(2) of an empty pipe, SPLICE_F_NONBLOCK", tee_empty },
 	{ "epipe", 0, 0, "", "splice, vmsplice, tee into a pipe without reader", epipe },
-	{ "file-by-reference", 1, 0, "FILE", "a file page rewritten while in a pipe",
+	{ "file-by-reference", 1, 1, "FILE", "a file page rewritten while in a pipe",
 	  file_by_reference },
-	{ "tee-file", 3, 0, "IN OUT COPY", "tee01: file -> pipe -> tee -> pipe -> file",
+	{ "tee-file", 3, 3, "IN OUT COPY", "tee01: file -> pipe -> tee -> pipe -> file",
 	  tee_file },
-	{ "tee-error", 1, 0, "KIND", "tee02: file-in file-out same-pipe", tee_error },
-	{ "ramp", 1, 0, "LEN", "the ramp pattern to stdout, with write(2)", ramp },
-	{ "vmsplice-file", 2, 0, "OUT LEN", "vmsplice01: vmsplice ramp with poll, splice to OUT",
+	{ "tee-error", 1, -1, "KIND...", "tee02: file-in file-out same-pipe", tee_error },
+	{ "ramp", 1, 1, "LEN", "the ramp pattern to stdout, with write(2)", ramp },
+	{ "vmsplice-file", 2, 2, "OUT LEN", "vmsplice01: vmsplice ramp with poll, splice to OUT",
 	  vmsplice_file },
-	{ "vmsplice-error", 1, 0, "KIND", "vmsplice02: bad-fd file too-many-iovecs",
+	{ "vmsplice-error", 1, -1, "KIND...", "vmsplice02: bad-fd file too-many-iovecs",
 	  vmsplice_error },
-	{ "vmsplice-touser", 2, 0, "IN OUT", "vmsplice03: pipe -> user memory before a guard page",
+	{ "vmsplice-touser", 2, 2, "IN OUT", "vmsplice03: pipe -> user memory before a guard page",
 	  vmsplice_touser },
 	{ "vmsplice-full", 0, 0, "", "vmsplice04: full pipe, SPLICE_F_NONBLOCK then blocking",
 	  vmsplice_full },
-	{ "vmsplice-reuse", 1, 1, "[gift]", "rewrite a page after it left the first pipe",
+	{ "vmsplice-reuse", 0, 1, "[gift]", "rewrite a page after it left the first pipe",
 	  vmsplice_reuse },
-	{ "pipe-set-size", 1, 0, "N", "F_SETPIPE_SZ N on a fresh pipe", pipe_set_size },
-	{ "pipe-set-size-as", 2, 0, "WHO N", "the same as user:NAME or without "
+	{ "pipe-set-size", 1, -1, "N...", "F_SETPIPE_SZ N on a fresh pipe", pipe_set_size },
+	{ "pipe-set-size-as", 2, -1, "WHO N...", "the same as user:NAME or without "
 	  "CAP_SYS_RESOURCE and CAP_SYS_ADMIN (nocap)", pipe_set_size_as },
 	{ "pipe-shrink-busy", 0, 0, "", "shrink below what is queued", pipe_shrink_busy },
 	{ "fcntl30", 0, 0, "", "fcntl30: get, set to pipe-max-size, get", fcntl30 },
-	{ "fcntl35", 1, 0, "USER", "fcntl35: new pipes under a one-page pipe-max-size (root)",
+	{ "fcntl35", 1, 1, "USER", "fcntl35: new pipes under a one-page pipe-max-size (root)",
 	  fcntl35 },
 	{ "fcntl37", 0, 0, "", "fcntl37: EINVAL, EBUSY, EPERM from F_SETPIPE_SZ", fcntl37 },
 	{ "pipe2_04", 0, 0, "", "pipe2_04: size 0, a full O_NONBLOCK pipe, a blocking writer",
 	  pipe2_04 },
 	{ "pipe12", 0, 0, "", "pipe12: writes into full, non-empty, empty pipes", pipe12 },
-	{ "pipe15", 1, 0, "WHO", "pipe15: past pipe-user-pages-soft as WHO (or self)", pipe15 },
-	{ "sendfile-at", 4, 0, "IN OUT OFFSET|null COUNT", "sendfile02/06/09: offsets, position",
+	{ "pipe15", 1, 1, "WHO", "pipe15: past pipe-user-pages-soft as WHO (or self)", pipe15 },
+	{ "sendfile-at", 4, 4, "IN OUT OFFSET|null COUNT", "sendfile02/06/09: offsets, position",
 	  sendfile_at },
-	{ "sendfile-sparse", 2, 0, "FILE MIB", "sendfile09's sparse input", sendfile_sparse },
-	{ "sendfile03", 1, 0, "KIND", "sendfile03: out-bad out-rdonly in-bad in-wronly",
+	{ "sendfile-sparse", 2, 2, "FILE MIB", "sendfile09's sparse input", sendfile_sparse },
+	{ "sendfile03", 1, -1, "KIND...", "sendfile03: out-bad out-rdonly in-bad in-wronly",
 	  sendfile03 },
-	{ "sendfile04", 1, 0, "KIND", "sendfile04: none read exec read-exec unmapped",
+	{ "sendfile04", 1, -1, "KIND...", "sendfile04: none read exec read-exec unmapped",
 	  sendfile04 },
 	{ "sendfile05", 0, 0, "", "sendfile05: offset -1", sendfile05 },
 	{ "sendfile07", 0, 0, "", "sendfile07: a full non-blocking socket", sendfile07 },
-	{ "sendfile08", 2, 0, "IN OUT", "sendfile08: writes at OUT's position", sendfile08 },
-	{ "cfr01", 2, 0, "DIR libc|syscall", "copy_file_range01: lengths x offsets into DIR",
+	{ "sendfile08", 2, 2, "IN OUT", "sendfile08: writes at OUT's position", sendfile08 },
+	{ "cfr01", 2, 2, "DIR libc|syscall", "copy_file_range01: lengths x offsets into DIR",
 	  cfr01 },
-	{ "cfr-once", 2, 0, "DEST libc|syscall", "one line of content to DEST", cfr_once },
-	{ "cfr02", 1, 0, "libc|syscall", "copy_file_range02: each refusal", cfr02 },
-	{ "cfr03", 1, 0, "libc|syscall", "copy_file_range03: the output's mtime", cfr03 },
-	{ "with-tmpfs", -1, 0, "DIR CMD [ARG]...", "CMD with a private tmpfs on DIR",
+	{ "cfr-once", 2, 2, "DEST libc|syscall", "one line of content to DEST", cfr_once },
+	{ "cfr02", 1, 1, "libc|syscall", "copy_file_range02: each refusal", cfr02 },
+	{ "cfr03", 1, 1, "libc|syscall", "copy_file_range03: the output's mtime", cfr03 },
+	{ "with-tmpfs", 2, -1, "DIR CMD [ARG]...", "CMD with a private tmpfs on DIR",
 	  with_tmpfs },
 	{ "kmsg-last", 0, 0, "", "the kernel log's newest sequence number", kmsg_last },
-	{ "kmsg-since", 1, 0, "SEQ", "the kernel log's records after SEQ", kmsg_since },
+	{ "kmsg-since", 1, 1, "SEQ", "the kernel log's records after SEQ", kmsg_since },
 };
 
 static void
@@ -121,8 +120,7 @@ main(int argc, char *argv[])
 
 		if (strcmp(name, s->name) != 0)
 			continue;
-		if (s->nargs < 0 ? nargs < 2 :
-		    nargs > s->nargs || nargs < s->nargs - s->optional)
+		if (nargs < s->least || (s->most >= 0 && nargs > s->most))
 			break;
 		s->run(argv + 2);
 		return fflush(stdout) != 0 || ferror(stdout);

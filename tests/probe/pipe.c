@@ -41,10 +41,10 @@ set_size(int fd, unsigned int bytes)
 }
 
 /* F_SETPIPE_SZ N on a fresh pipe: its answer, and F_GETPIPE_SZ if it differs. */
-void
-pipe_set_size(char *argv[])
+static void
+pipe_set_size_one(const char *bytes)
 {
-	unsigned int want = (unsigned int)number_arg(argv[0], UINT_MAX);
+	unsigned int want = (unsigned int)number_arg(bytes, UINT_MAX);
 	int p[2];
 	long got, now;
 
@@ -54,7 +54,15 @@ pipe_set_size(char *argv[])
 	now = fcntl(p[0], F_GETPIPE_SZ);
 	if (got >= 0 && now != got)
 		printf(" but F_GETPIPE_SZ says %ld", now);
-	putchar('\n');
+	close(p[0]);
+	close(p[1]);
+}
+
+/* Each N on a fresh pipe, an answer each. */
+void
+pipe_set_size(char *argv[])
+{
+	each_arg(argv, pipe_set_size_one);
 }
 
 /* The same as an unprivileged user (become_unprivileged's WHO). */

@@ -71,6 +71,11 @@ int pick(const char *scenario, const char *kind, const char *const names[], int 
 
 /* ---- calls: util.c ------------------------------------------------------------------- */
 
+/*
+ * one(ARG) for each argument, answers on one line, a space apart: one()
+ * prints its answer without a newline.
+ */
+void each_arg(char *argv[], void (*one)(const char *arg));
 /* splice(2) until len bytes moved, the input ended, or it failed (-1). */
 long splice_all(int in, loff_t *off_in, int out, loff_t *off_out, size_t len);
 /* SIGALRM interrupts a blocking call (no SA_RESTART): it returns EINTR. */

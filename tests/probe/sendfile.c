@@ -56,28 +56,36 @@ sendfile_sparse(char *argv[])
 }
 
 /* sendfile03: EBADF for a bad or read-only output, a bad or write-only input. */
-void
-sendfile03(char *argv[])
+static void
+sendfile03_one(const char *kind)
 {
 	static const char *const kinds[] = { "out-bad", "out-rdonly", "in-bad", "in-wronly" };
-	int k = pick("sendfile03", argv[0], kinds, 4);
+	int k = pick("sendfile03", kind, kinds, 4);
 	int in = open_or_die("in_file", O_RDONLY | O_CREAT);
 	int out = open_or_die("out_file", O_WRONLY | O_CREAT | O_TRUNC);
 	static const int bad = -1;
 	const int ins[] = { in, in, bad, out }, outs[] = { bad, in, out, out };
 
-	answer_line(sendfile(outs[k], ins[k], NULL, 1));
+	answer(sendfile(outs[k], ins[k], NULL, 1));
+	close(in);
+	close(out);
+}
+
+void
+sendfile03(char *argv[])
+{
+	each_arg(argv, sendfile03_one);
 }
 
 /* sendfile04: EFAULT for an offset in memory that cannot be written. */
-void
-sendfile04(char *argv[])
+static void
+sendfile04_one(const char *kind)
 {
 	static const char *const kinds[] = { "none", "read", "exec", "read-exec", "unmapped" };
 	static const int prots[] = {
 		PROT_NONE, PROT_READ, PROT_EXEC, PROT_EXEC | PROT_READ, PROT_READ | PROT_WRITE
 	};
-	int k = pick("sendfile04", argv[0], kinds, 5);
+	int k = pick("sendfile04", kind, kinds, 5);
 	int in = open_or_die("in_file", O_RDWR | O_CREAT);
 	int out = open_or_die("out_file", O_WRONLY | O_CREAT | O_TRUNC);
 	off_t *off = mmap(NULL, sizeof(*off), prots[k], MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -86,7 +94,15 @@ sendfile04(char *argv[])
 		die("mmap");
 	if (k == 4 && munmap(off, sizeof(*off)) < 0)
 		die("munmap");
-	answer_line(sendfile(out, in, off, 1));
+	answer(sendfile(out, in, off, 1));
+	close(in);
+	close(out);
+}
+
+void
+sendfile04(char *argv[])
+{
+	each_arg(argv, sendfile04_one);
 }
 
 /* sendfile05: EINVAL for an offset of -1. */

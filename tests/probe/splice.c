@@ -114,7 +114,7 @@ splice02(char *argv[])
 	printf("ok %ld of %ld\n", moved, total);
 }
 
-/* splice03: each kind names the one wrong thing about the call. */
+/* splice03: each kind names the one wrong thing about the call; an answer a kind. */
 enum splice_fault {
 	F_BAD_FD_IN, F_BAD_FD_OUT, F_WRITE_ONLY_IN, F_READ_ONLY_OUT, F_APPEND_OUT,
 	F_NO_PIPE, F_OFFSET_IN_PIPE, F_OFFSET_OUT_PIPE, F_COUNT
@@ -127,11 +127,11 @@ static const char *const fault_names[F_COUNT] = {
 	[F_OFFSET_IN_PIPE] = "offset-in-pipe", [F_OFFSET_OUT_PIPE] = "offset-out-pipe",
 };
 
-void
-splice_error(char *argv[])
+static void
+splice_error_one(const char *kind)
 {
 	static const char text[] = "abcdefghijklmnopqrstuvwxyz";
-	int f = pick("splice-error", argv[0], fault_names, F_COUNT);
+	int f = pick("splice-error", kind, fault_names, F_COUNT);
 	int rd, wr, app, p[2], bad = -1;
 	loff_t off = 0;
 	long n = -1;
@@ -171,7 +171,18 @@ splice_error(char *argv[])
 	case F_COUNT:
 		break;
 	}
-	result_line(n, errno);
+	result(n, errno);
+	close(rd);
+	close(wr);
+	close(app);
+	close(p[0]);
+	close(p[1]);
+}
+
+void
+splice_error(char *argv[])
+{
+	each_arg(argv, splice_error_one);
 }
 
 /* splice04: IN -> pipe 1 -> splice -> pipe 2 -> OUT; IN must fit in a pipe. */

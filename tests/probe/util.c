@@ -254,6 +254,17 @@ pick(const char *scenario, const char *kind, const char *const names[], int coun
 
 /* ---- calls ----------------------------------------------------------------------------- */
 
+void
+each_arg(char *argv[], void (*one)(const char *arg))
+{
+	for (int i = 0; argv[i] != NULL; i++) {
+		if (i > 0)
+			putchar(' ');
+		one(argv[i]);
+	}
+	putchar('\n');
+}
+
 long
 splice_all(int in, loff_t *off_in, int out, loff_t *off_out, size_t len)
 {

@@ -45,11 +45,11 @@ tee_file(char *argv[])
 }
 
 /* tee02: a file as input, a file as output, one pipe as both. */
-void
-tee_error(char *argv[])
+static void
+tee_error_one(const char *kind)
 {
 	static const char *const kinds[] = { "file-in", "file-out", "same-pipe" };
-	int k = pick("tee-error", argv[0], kinds, 3);
+	int k = pick("tee-error", kind, kinds, 3);
 	int fd = open_or_die("probe-file", O_RDWR | O_CREAT);
 	int p[2];
 	long n;
@@ -62,7 +62,16 @@ tee_error(char *argv[])
 		n = tee(p[0], fd, 10, 0);
 	else
 		n = tee(p[0], p[1], 10, 0);
-	result_line(n, errno);
+	result(n, errno);
+	close(fd);
+	close(p[0]);
+	close(p[1]);
+}
+
+void
+tee_error(char *argv[])
+{
+	each_arg(argv, tee_error_one);
 }
 
 /* LEN bytes of the ramp pattern to stdout, with write(2). */
@@ -116,13 +125,13 @@ vmsplice_file(char *argv[])
 }
 
 /* vmsplice02: a bad descriptor, a file, more than IOV_MAX iovecs. */
-void
-vmsplice_error(char *argv[])
+static void
+vmsplice_error_one(const char *kind)
 {
 	static const char *const kinds[] = { "bad-fd", "file", "too-many-iovecs" };
 	static char block[128];
 	static struct iovec iov[IOV_MAX + 1];
-	int k = pick("vmsplice-error", argv[0], kinds, 3);
+	int k = pick("vmsplice-error", kind, kinds, 3);
 	int file = open_or_die("probe-file", O_WRONLY | O_CREAT);
 	int p[2];
 	long n;
@@ -138,7 +147,16 @@ vmsplice_error(char *argv[])
 		n = vmsplice(file, iov, 1, 0);
 	else
 		n = vmsplice(p[1], iov, IOV_MAX + 1, 0);
-	result_line(n, errno);
+	result(n, errno);
+	close(file);
+	close(p[0]);
+	close(p[1]);
+}
+
+void
+vmsplice_error(char *argv[])
+{
+	each_arg(argv, vmsplice_error_one);
 }
 
 /*
