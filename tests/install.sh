@@ -64,6 +64,26 @@ t_selftest_usage() {
   [ ! -s out ] || fail "splice-selftest --bogus wrote to stdout"
 }
 
+tcase t_selftest_kernel_usage "splice-selftest --kernel: no image, a missing one, one that is no kernel: exit 2"
+t_selftest_kernel_usage() {
+  install_tree
+  run_status st "$selftest" --kernel > out 2> err
+  status 2 "$(cat st)" "splice-selftest --kernel"
+  mentions err "^splice-selftest: --kernel needs an image$"
+  run_status st "$selftest" --kernel ./none --strict kernel > out 2> err
+  status 2 "$(cat st)" "splice-selftest --kernel ./none"
+  mentions err "^splice-selftest: ./none: no such file$"
+  echo "not a kernel" > bzImage
+  cp bzImage linux-image.deb
+  run_status st "$selftest" --kernel bzImage kernel > out 2> err
+  status 2 "$(cat st)" "splice-selftest --kernel bzImage (a text file)"
+  mentions err "bzImage: not a bzImage (nor a .deb holding one)$"
+  run_status st "$selftest" --kernel=linux-image.deb kernel > out 2> err
+  status 2 "$(cat st)" "splice-selftest --kernel=linux-image.deb (a text file)"
+  mentions err "linux-image.deb: no boot/vmlinuz-\\* in the package$"
+  [ ! -s out ] || { cat out >&2; fail "wrote to stdout"; }
+}
+
 tcase t_installed_areas "the installed harness holds every area script of the source tree"
 t_installed_areas() {
   install_tree

@@ -1,0 +1,363 @@
+#!/bin/sh
+# The harness on another kernel: boots KERNEL (a bzImage, or a Debian
+# linux-image .deb, from which it takes vmlinuz and the modules the cases
+# use) under QEMU, with an initramfs holding this machine's harness, tools,
+# test helpers (in /opt/splice-tools) and the commands they run (with their
+# libraries); runs the harness there with the given operands, in a /tmp on
+# ext4 where the kernel has a loop device; prints the guest's TAP, then its
+# kernel log, and exits with the harness's status.  KVM where it can run
+# the kernel, TCG otherwise.  `splice-selftest --kernel KERNEL` runs it.
+#
+#   tests/vm.sh [--bindir DIR] [--helpers DIR] [--accel kvm|tcg] [--cpus N]
+#               [--memory MIB] [--timeout SECS] KERNEL [run.sh option or operand]...
+#
+# --bindir, --helpers  as tests/run.sh's: the tools and helpers to test
+# --accel    kvm or tcg; by default KVM where /dev/kvm can run the kernel
+#            (it boots to init), else TCG
+# --cpus     the guest's CPUs: by default 2 under KVM, 1 under TCG (each a
+#            host thread; two guests at once, as CI runs them, finished
+#            sooner with one each)
+# --memory   the guest's memory (default 1024 MiB)
+# --timeout  give up on a guest still running after SECS (default 1200)
+# --as NAME  the name its messages give (splice-selftest passes its own)
+#
+# Exit status: 0 every case passed or was skipped, 1 a case failed or the
+# guest did not finish (its console is printed), 2 a usage error or
+# nothing to boot with (QEMU, cpio or the image missing).
+set -u
+
+TESTS=$(cd "$(dirname "$0")" && pwd)
+BINDIR=$TESTS/../build
+HELPERS=
+ACCEL=
+CPUS=
+MEMORY_MIB=1024
+TIMEOUT_SECS=1200
+PROG=vm.sh
+
+# The modules the guest needs where a kernel builds them as modules: loop,
+# for an ext4 /tmp (as this machine's, where a swap file and chattr +i
+# work) and copy_file_range02's block device.
+MODULES="loop"
+# Commands the harness and its cases run, copied where this machine has
+# them; a case whose command is missing skips, naming it.
+COMMANDS="sh cat chmod cmp cp cut date dd dirname basename du env expr false find getconf
+  grep head id kill ln ls mkdir mkfifo mktemp mv nproc od printf readlink realpath rm rmdir
+  sed seq sleep sort stat sync tail tee timeout touch tr true truncate uname uniq wc xargs
+  yes awk ps setsid unshare mount umount dmesg ip insmod mkfs.ext4 strace pv socat nc
+  mbuffer"
+
+usage() {
+  echo "usage: $PROG [--bindir DIR] [--helpers DIR] [--accel kvm|tcg] [--cpus N]"
+  echo "       [--memory MIB] [--timeout SECS] KERNEL [run.sh option or operand]..."
+  echo "KERNEL: a bzImage, or a Debian linux-image .deb"
+}
+
+die() {
+  echo "$PROG: $*" >&2
+  exit "${exit_code:-1}"
+}
+
+while [ $# -gt 0 ]; do
+  case $1 in
+  --bindir) BINDIR=${2:?--bindir needs a directory}; shift 2 ;;
+  --helpers) HELPERS=${2:?--helpers needs a directory}; shift 2 ;;
+  --accel) ACCEL=${2:?--accel needs kvm or tcg}; shift 2 ;;
+  --cpus) CPUS=${2:?--cpus needs a number}; shift 2 ;;
+  --memory) MEMORY_MIB=${2:?--memory needs MiB}; shift 2 ;;
+  --timeout) TIMEOUT_SECS=${2:?--timeout needs seconds}; shift 2 ;;
+  --as) PROG=${2:?}; shift 2 ;;
+  -h|--help) usage; exit 0 ;;
+  -*) usage >&2; exit 2 ;;
+  *) break ;;
+  esac
+done
+[ $# -gt 0 ] || { usage >&2; exit 2; }
+KERNEL=$1
+shift
+case $ACCEL in ""|kvm|tcg) ;; *) usage >&2; exit 2 ;; esac
+case $CPUS$MEMORY_MIB$TIMEOUT_SECS in *[!0-9]*) usage >&2; exit 2 ;; esac
+
+exit_code=2
+[ -f "$KERNEL" ] || die "$KERNEL: no such file"
+BINDIR=$(cd "$BINDIR" 2> /dev/null && pwd) || die "no such directory: $BINDIR"
+[ -n "$HELPERS" ] || HELPERS=$BINDIR/tests
+HELPERS=$(cd "$HELPERS" 2> /dev/null && pwd) || die "no such directory: $HELPERS"
+KERNEL=$(cd "$(dirname "$KERNEL")" && pwd)/${KERNEL##*/}
+TOOLS=$(. "$TESTS/lib.sh" && echo "$TOOLS")
+for tool in $TOOLS; do
+  [ -x "$BINDIR/$tool" ] || die "$BINDIR/$tool not found; build first"
+done
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/splice-vm.XXXXXX") || exit 1
+qemu_pid=
+cleanup() {
+  [ -z "$qemu_pid" ] || kill "$qemu_pid" 2> /dev/null
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+ROOT=$WORK/root
+
+# ---- the kernel ---------------------------------------------------------------------
+
+# A bzImage says "HdrS" at byte 514 (the x86 boot protocol's header).
+is_bzimage() {
+  [ "$(dd if="$1" bs=1 skip=514 count=4 2> /dev/null)" = HdrS ]
+}
+
+MODDIR=
+case $KERNEL in
+*.deb)
+  mkdir "$WORK/deb"
+  # Only what the guest needs: the kernel, the module lists, the modules.
+  # (Patterns for tar, one word each: no globbing here.)
+  set -f
+  patterns="./boot/vmlinuz-* */modules/*/modules.*"
+  for name in $MODULES; do
+    patterns="$patterns */$name.ko*"
+  done
+  if command -v dpkg-deb > /dev/null; then
+    dpkg-deb --fsys-tarfile "$KERNEL" | tar -x -C "$WORK/deb" --wildcards $patterns 2> /dev/null
+  else
+    (cd "$WORK/deb" && ar x "$KERNEL" && set +f && data=$(echo data.tar.*) && set -f &&
+      tar -xf "$data" --wildcards $patterns 2> /dev/null)
+  fi
+  set +f
+  VMLINUZ=$(ls "$WORK"/deb/boot/vmlinuz-* 2> /dev/null | head -n 1)
+  [ -n "$VMLINUZ" ] || die "$KERNEL: no boot/vmlinuz-* in the package"
+  RELEASE=${VMLINUZ##*/vmlinuz-}
+  for dir in "$WORK/deb/lib/modules/$RELEASE" "$WORK/deb/usr/lib/modules/$RELEASE"; do
+    [ -d "$dir" ] && MODDIR=$dir
+  done
+  ;;
+*)
+  VMLINUZ=$KERNEL
+  RELEASE=
+  ;;
+esac
+is_bzimage "$VMLINUZ" || die "$KERNEL: not a bzImage (nor a .deb holding one)"
+command -v qemu-system-x86_64 > /dev/null ||
+  die "qemu-system-x86_64 is not installed (Debian: apt-get install qemu-system-x86)"
+command -v cpio > /dev/null || die "cpio is not installed (Debian: apt-get install cpio)"
+exit_code=1
+
+# ---- the initramfs -----------------------------------------------------------------------
+
+# The same top-level links as here (/bin -> usr/bin on a merged /usr), so
+# every path copied below resolves in the guest as it does here; a path
+# through such a link is spelt through its target, so none is copied twice.
+mkdir -p "$ROOT"
+through_links=
+for dir in bin sbin lib lib32 lib64; do
+  if [ -L "/$dir" ]; then
+    target=$(readlink "/$dir")
+    case $target in
+    /*) ;;
+    *)
+      mkdir -p "$ROOT/$target"
+      through_links="$through_links -e s|^/$dir/|/$target/|"
+      ;;
+    esac
+    ln -s "$target" "$ROOT/$dir"
+  fi
+done
+
+# program_path NAME: the program NAME in PATH or an sbin, not a builtin.
+program_path() {
+  _ifs=$IFS
+  IFS=:
+  for _dir in $PATH:/usr/sbin:/sbin; do
+    if [ -n "$_dir" ] && [ -f "$_dir/$1" ] && [ -x "$_dir/$1" ]; then
+      IFS=$_ifs
+      echo "$_dir/$1"
+      return 0
+    fi
+  done
+  IFS=$_ifs
+  return 1
+}
+
+# The harness, the tools and the helpers go to /opt/splice-tools (a /tmp
+# there is another file system); the commands they run, their shared
+# libraries and glibc's files module (getpwnam(3) of "nobody") to the same
+# paths as here, each copied through links.
+GUEST=/opt/splice-tools
+mkdir -p "$ROOT$GUEST/bin" "$ROOT$GUEST/helpers" "$ROOT$GUEST/tests"
+programs=
+for cmd in $COMMANDS; do
+  path=$(program_path "$cmd") && programs="$programs $path"
+done
+for tool in $TOOLS; do
+  cp -L "$BINDIR/$tool" "$ROOT$GUEST/bin/" || die "copying $BINDIR/$tool"
+  programs="$programs $BINDIR/$tool"
+done
+for helper in "$HELPERS"/*; do
+  if [ -f "$helper" ] && [ -x "$helper" ]; then
+    cp -L "$helper" "$ROOT$GUEST/helpers/" || die "copying $helper"
+    programs="$programs $helper"
+  fi
+done
+cp "$TESTS"/*.sh "$ROOT$GUEST/tests/" || die "copying the harness"
+# shellcheck disable=SC2086 # one word per program, pattern, file
+files=$({
+  for file in $programs /lib/*/libnss_files.so.* /usr/lib/*/libnss_files.so.*; do
+    case $file in "$BINDIR"/*|"$HELPERS"/*) ;; *) [ -f "$file" ] && echo "$file" ;; esac
+  done
+  ldd $programs 2> /dev/null | awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^\/.*[^:]$/) print $i }'
+} | sed -e 's|^//*|/|' $through_links | sort -u)
+# shellcheck disable=SC2086 # one word per file
+cp -L --parents $files "$ROOT/" || die "copying the guest's programs"
+
+mkdir -p "$ROOT/etc" "$ROOT/proc" "$ROOT/sys" "$ROOT/dev" "$ROOT/tmp" "$ROOT/root" \
+  "$ROOT/modules"
+printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/false\n' \
+  > "$ROOT/etc/passwd"
+printf 'root:x:0:\nnogroup:x:65534:\n' > "$ROOT/etc/group"
+printf 'passwd: files\ngroup: files\n' > "$ROOT/etc/nsswitch.conf"
+# With this machine's cache the loader opens each library where it is,
+# instead of trying every directory: a third of each exec under TCG.
+[ ! -f /etc/ld.so.cache ] || cp /etc/ld.so.cache "$ROOT/etc/"
+
+# The modules, each after those it needs (modules.dep, where the package
+# has one), where insmod can load them.
+if [ -n "$MODDIR" ] && command -v insmod > /dev/null; then
+  for name in $MODULES; do
+    grep -q -E "(^|/)$name\\.ko" "$MODDIR/modules.builtin" 2> /dev/null && continue
+    line=$(grep -E "(^|/)$name\\.ko(\\.[a-z]+)?:" "$MODDIR/modules.dep" 2> /dev/null) ||
+      line=$(cd "$MODDIR" && find kernel -name "$name.ko*" | head -n 1):
+    [ "$line" != : ] || continue
+    deps=
+    for dep in ${line#*:}; do deps="$dep $deps"; done
+    for module in $deps ${line%%:*}; do
+      [ -e "$ROOT/modules/${module##*/}" ] && continue
+      cp "$MODDIR/$module" "$ROOT/modules/" || die "copying $module"
+      echo "${module##*/}" >> "$ROOT/modules/order"
+    done
+  done
+fi
+
+# The harness's operands, each quoted for the guest's shell.
+operands=
+for arg do
+  operands="$operands '$(printf '%s' "$arg" | sed "s/'/'\\\\''/g")'"
+done
+
+cat > "$ROOT/init" << EOF
+#!/bin/sh
+# The guest's init: mounts, loopback, modules; then the harness; then the
+# kernel log; then power off.
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root TMPDIR=/tmp
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev 2> /dev/null
+mkdir -p /dev/pts /dev/shm
+mount -t devpts devpts /dev/pts
+mount -t tmpfs tmpfs /dev/shm
+ip link set lo up 2> /dev/null
+if [ -f /modules/order ]; then
+  while read -r module; do insmod "/modules/\$module"; done < /modules/order
+fi
+# /tmp on ext4 where a loop device can hold it, else on tmpfs.
+tmp=tmpfs
+if truncate -s 768M /scratch.img 2> /dev/null && mkfs.ext4 -q -F /scratch.img 2> /dev/null &&
+  mount -o loop /scratch.img /tmp 2> /dev/null; then
+  tmp=ext4
+else
+  mount -t tmpfs tmpfs /tmp
+fi
+echo "splice-vm: init \$(uname -r), /tmp on \$tmp"
+cd /tmp
+sh $GUEST/tests/run.sh --bindir $GUEST/bin --helpers $GUEST/helpers$operands
+status=\$?
+echo "splice-vm: kernel log"
+dmesg
+echo "splice-vm: exit \$status"
+echo o > /proc/sysrq-trigger
+sleep 60
+EOF
+chmod 755 "$ROOT/init"
+(cd "$ROOT" && find . | cpio -o -H newc --quiet > "$WORK/initrd") || die "cpio"
+
+# ---- the guest -------------------------------------------------------------------------------
+
+# boot ACCEL: starts QEMU in the background, its console to $WORK/console;
+# timeout(1) ends it at the deadline, and passes on a signal sent to it.
+boot() {
+  case $1 in
+  kvm) cpu=host cpus=${CPUS:-2} ;;
+  tcg) cpu=max cpus=${CPUS:-1} ;;
+  esac
+  : > "$WORK/console"
+  timeout "$TIMEOUT_SECS" qemu-system-x86_64 -accel "$1" -cpu "$cpu" -smp "$cpus" -m "$MEMORY_MIB" \
+    -nodefaults \
+    -display none -monitor none -no-reboot -serial "file:$WORK/console" \
+    -kernel "$VMLINUZ" -initrd "$WORK/initrd" \
+    -append "console=ttyS0 panic=-1 quiet loglevel=2" \
+    < /dev/null > "$WORK/qemu.err" 2>&1 &
+  qemu_pid=$!
+}
+
+# reached_init: waits until the guest's init speaks (true) or QEMU gave up
+# on the kernel, stopped or spent 60 s (false).
+reached_init() {
+  _tries=0
+  while [ $_tries -lt 600 ]; do
+    grep -q '^splice-vm: init' "$WORK/console" && return 0
+    grep -q 'KVM internal error' "$WORK/qemu.err" "$WORK/console" && return 1
+    kill -0 "$qemu_pid" 2> /dev/null || return 1
+    sleep 0.1
+    _tries=$((_tries + 1))
+  done
+  return 1
+}
+
+start=$(date +%s)
+accel=$ACCEL
+if [ -z "$accel" ]; then
+  accel=tcg
+  [ -r /dev/kvm ] && [ -w /dev/kvm ] && accel=kvm
+fi
+boot "$accel"
+if [ "$accel" = kvm ] && [ -z "$ACCEL" ] && ! reached_init; then
+  # A KVM that cannot run an ordinary kernel (a PVM host, say) stops it
+  # with "KVM internal error"; TCG runs any.
+  echo "# $PROG: KVM could not run this kernel ($(grep -m 1 -o 'KVM internal error[^.]*' \
+    "$WORK/qemu.err" "$WORK/console" 2> /dev/null | head -n 1 | sed 's/^[^:]*://')); TCG"
+  kill "$qemu_pid" 2> /dev/null
+  wait "$qemu_pid" 2> /dev/null
+  accel=tcg
+  boot tcg
+fi
+
+# The TAP as it comes; the kernel log as "# " lines after it.
+tail -n +1 -f --pid="$qemu_pid" "$WORK/console" | tr -d '\r' | awk '
+  /^splice-vm: init / { tap = 1; next }
+  /^splice-vm: kernel log$/ { tap = 0; klog = 1; print "# the guest kernel log:"; fflush(); next }
+  /^splice-vm: exit / { klog = 0; next }
+  tap { print; fflush() }
+  klog { print "#   " $0; fflush() }'
+wait "$qemu_pid" 2> /dev/null
+qemu_pid=
+secs=$(( $(date +%s) - start ))
+
+tr -d '\r' < "$WORK/console" > "$WORK/console.txt"
+status=$(sed -n 's/^splice-vm: exit \([0-9][0-9]*\)$/\1/p' "$WORK/console.txt")
+guest=$(sed -n 's/^splice-vm: init //p' "$WORK/console.txt")
+if [ -z "$status" ]; then
+  echo "# the guest's console:"
+  sed 's/^/#   /' "$WORK/console.txt" | tail -n 60
+  sed 's/^/#   qemu: /' "$WORK/qemu.err"
+  if [ "$secs" -ge "$TIMEOUT_SECS" ]; then
+    echo "$PROG: the guest did not finish in $TIMEOUT_SECS s" >&2
+  else
+    echo "$PROG: the guest stopped before the harness finished" >&2
+  fi
+  exit 1
+fi
+summary=$(sed -n '/^splice-vm: init/,/^splice-vm: kernel log$/p' "$WORK/console.txt" |
+  grep -E '^[0-9]+ passed, [0-9]+ failed' | tail -n 1)
+echo "# $PROG: Linux $guest; QEMU, $accel, $cpus CPU(s), $secs s"
+echo "${summary:-no summary from the harness}"
+[ "$status" -eq 0 ] && [ -n "$summary" ]
