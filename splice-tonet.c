@@ -41,22 +41,6 @@ help(void)
 	    COMMON_HELP, progname);
 }
 
-/* "HOST PORT: reason" and the like, by whose error it was. */
-static void
-duplex_warn(const struct duplex *d, const char *peer)
-{
-	const char *name = d->party == PARTY_IN ? "standard input" :
-	    d->party == PARTY_OUT ? "standard output" : peer;
-
-	if (d->refused)
-		warn_msg("%s: %s: %s (--strict: no fallback to read/write)", name, d->call,
-		    strerror(d->err));
-	else if (d->party == PARTY_NONE)
-		warn_msg("%s: %s", d->call, strerror(d->err));
-	else
-		warn_msg("%s: %s", name, strerror(d->err));
-}
-
 /* HOST PORT or HOST:PORT from the operands; a bad one is a usage error. */
 static void
 parse_peer(int argc, char *argv[], char **host, char **port)

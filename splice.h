@@ -21,7 +21,7 @@
  *   tee_pipes.c   tee_open(): the tee engine's pipes         -> fd, msg
  *   tcp.c         connect, listen, accept, reset             -> addr, progress, fd, msg
  *   addr.c        HOST:PORT, ports, --allow nets, -4 -6 -n   (libc only)
- *   duplex.c      duplex_run(): to a socket and back at once -> move, fd, account
+ *   duplex.c      duplex_run(): to a socket and back at once -> move, fd, account, msg
  *   pattern.c     the patterns vmsplice writes               -> msg
  *   vmsplice_io.c vmsplice(2) in and out of a pipe           -> fd, account
  *   mem.c         aligned anonymous memory, huge pages       (libc only)
@@ -568,6 +568,11 @@ struct duplex {
  * d->err and d->call set; prints nothing but -v notes.
  */
 int duplex_run(struct duplex *d);
+/*
+ * After duplex_run() failed: "prog: NAME: reason", NAME being standard
+ * input, standard output or peer, whoever's error it was.
+ */
+void duplex_warn(const struct duplex *d, const char *peer);
 
 /* ---- tee, one input to many outputs: lib/tee.c --------------------------- */
 

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <string.h>
 #include <sys/ioctl.h>
 #include <sys/sendfile.h>
 #include <sys/socket.h>
@@ -339,4 +340,19 @@ duplex_run(struct duplex *d)
 	way_close(&ways[0]);
 	way_close(&ways[1]);
 	return r;
+}
+
+void
+duplex_warn(const struct duplex *d, const char *peer)
+{
+	const char *name = d->party == PARTY_IN ? "standard input" :
+	    d->party == PARTY_OUT ? "standard output" : peer;
+
+	if (d->refused)
+		warn_msg("%s: %s: %s (--strict: no fallback to read/write)", name, d->call,
+		    strerror(d->err));
+	else if (d->party == PARTY_NONE)
+		warn_msg("%s: %s", d->call, strerror(d->err));
+	else
+		warn_msg("%s: %s", name, strerror(d->err));
 }

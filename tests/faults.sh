@@ -172,7 +172,7 @@ t_bad_sizes() {
     done
   done
   # Every other size option.
-  for cmd in "vmsplice -s" "vmsplice-touser -s" "splice-fromnet -s" "splice-bench -s"; do
+  for cmd in "vmsplice -s" "vmsplice-touser -s" "splice-fromnet --chunk" "splice-bench -s"; do
     for bad in -1 1e3 18446744073709551616 1Q; do
       # shellcheck disable=SC2086
       run_status st $cmd "$bad" < /dev/null > out 2> err

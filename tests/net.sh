@@ -387,10 +387,10 @@ t_timeout() {
   [ ! -s out ] || fail "bytes on stdout"
 }
 
-tcase t_poll_nonblock "--poll, --nonblock, -s and --pipe-size: same bytes"
+tcase t_poll_nonblock "--poll, --nonblock, --chunk and --pipe-size: same bytes"
 t_poll_nonblock() {
   random_file f 10000000
-  for opts in "--poll" "--nonblock" "--poll --nonblock" "-s 4097" "--poll -s 1K" \
+  for opts in "--poll" "--nonblock" "--poll --nonblock" "--chunk 4097" "--poll --chunk 1K" \
     "--pipe-size 4096 --nonblock"; do
     for outkind in pipe file; do
       # shellcheck disable=SC2086
@@ -637,8 +637,8 @@ tcase t_usage "usage errors exit 2 with a hint; --help and -V"
 t_usage() {
   for cmd in "splice-tonet" "splice-tonet 127.0.0.1" "splice-tonet a b c" \
     "splice-tonet --retry -1 h 1" "splice-tonet --retry x h 1" "splice-tonet --retry nan h 1" \
-    "splice-tonet -x h 1" "splice-fromnet" "splice-fromnet 1 2 3" "splice-fromnet -s 0 0" \
-    "splice-fromnet --timeout -2 0" "splice-fromnet --timeout 1s 0" "splice-fromnet -s 1Q 0" \
+    "splice-tonet -x h 1" "splice-fromnet" "splice-fromnet 1 2 3" "splice-fromnet --chunk 0 0" \
+    "splice-fromnet --timeout -2 0" "splice-fromnet --timeout 1s 0" "splice-fromnet --chunk 1Q 0" \
     "splice-fromnet --bogus 0"; do
     # shellcheck disable=SC2086
     run_status st timeout 10 $cmd < /dev/null > out 2> err
@@ -740,7 +740,7 @@ tcase t_no_holding_fromnet "each byte that arrives reaches splice-fromnet's read
 t_no_holding_fromnet() {
   need nc
   stamp_tools
-  for opts in "" "--poll" "--nonblock" "-s 1" "-w 10"; do
+  for opts in "" "--poll" "--nonblock" "--chunk 1" "-w 10"; do
     # shellcheck disable=SC2086
     within_limit "splice-fromnet $opts" drip_to_fromnet $opts
   done
@@ -1200,6 +1200,108 @@ t_long_timeout() {
   send 127.0.0.1 file f -w 9999999
   receive_done "long timeouts"
   same f out
+}
+
+tcase t_nc_listen_options "nc -l's -p PORT and -s ADDR: port 0, the address named; --chunk is the chunk"
+t_nc_listen_options() {
+  random_file f 100000
+  listen_on -l -p 0
+  send 127.0.0.1 file f
+  receive_done "-l -p 0"
+  same f out
+  listen_on -l -s 127.0.0.1 -p 0
+  mentions err "listening on 127.0.0.1 port $PORT"
+  send 127.0.0.1 file f
+  receive_done "-l -s 127.0.0.1 -p 0"
+  same f out
+  # HOST with -p, as nc -l HOST -p PORT.
+  listen_on -p 0 127.0.0.1
+  mentions err "listening on 127.0.0.1 port $PORT"
+  send 127.0.0.1 file f
+  receive_done "-p 0 127.0.0.1"
+  same f out
+  if have_ipv6; then
+    listen_on -s ::1 -p 0
+    mentions err "listening on ::1 port $PORT"
+    run_status st timeout 30 splice-tonet ::1 "$PORT" < f
+    status 0 "$(cat st)" "splice-tonet ::1"
+    receive_done "-s ::1 -p 0"
+    same f out
+  fi
+  listen_on -b 127.0.0.1 --chunk 4097 0
+  send 127.0.0.1 pipe f
+  receive_done "--chunk 4097"
+  same f out
+  for cmd in "splice-fromnet -p 0 0" "splice-fromnet -p 0 127.0.0.1:0" \
+    "splice-fromnet -p 0 a b" "splice-fromnet -s 127.0.0.1 -p 0 127.0.0.1" \
+    "splice-fromnet -p 70000" "splice-fromnet -U sock -p 0"; do
+    # shellcheck disable=SC2086
+    run_status st timeout 10 $cmd < /dev/null > out 2> err
+    status 2 "$(cat st)" "$cmd"
+    mentions err "Try 'splice-fromnet --help'"
+  done
+}
+
+# serve FILE [OPTS]...: splice-fromnet -b 127.0.0.1 OPTS 0 in the
+# background with standard input FILE, stdout "out"; sets RPID and PORT.
+serve() {
+  _file=$1
+  shift
+  rm -f out err
+  timeout 60 splice-fromnet -b 127.0.0.1 "$@" 0 < "$_file" > out 2> err &
+  RPID=$!
+  bg_started
+  PORT=$(listen_port err "$RPID")
+}
+
+tcase t_fromnet_sends "splice-fromnet < FILE serves FILE to its peer (nc -N, splice-tonet) while it receives"
+t_fromnet_sends() {
+  random_file f 3000000
+  random_file g 2000000
+  if command -v nc > /dev/null; then
+    serve f
+    run_status st timeout 30 nc -N 127.0.0.1 "$PORT" < /dev/null > got
+    status 0 "$(cat st)" "nc -N from splice-fromnet < file"
+    receive_done "< file, to nc -N"
+    same f got
+    [ ! -s out ] || fail "nc sent nothing, yet splice-fromnet wrote bytes"
+  fi
+  # Both ways at once, from a file and from a pipe.
+  for kind in file pipe; do
+    if [ "$kind" = pipe ]; then
+      mkfifo in.fifo
+      timeout 60 cat f > in.fifo &
+      bg_started
+      serve in.fifo -v
+    else
+      serve f -v
+    fi
+    run_status st timeout 30 splice-tonet 127.0.0.1 "$PORT" < g > got 2> serr
+    [ "$(cat st)" -eq 0 ] || { cat serr >&2; fail "splice-tonet to splice-fromnet < $kind"; }
+    receive_done "stdin $kind, both ways"
+    same f got
+    same g out
+    mentions err "2000000 bytes received, 3000000 sent"
+    rm -f in.fifo
+  done
+  # --no-send, and nc's -d: nothing goes back.
+  for opt in --no-send -d; do
+    serve f "$opt"
+    run_status st timeout 30 splice-tonet 127.0.0.1 "$PORT" < g > got 2> serr
+    status 0 "$(cat st)" "splice-tonet to splice-fromnet $opt < file"
+    receive_done "$opt"
+    same g out
+    [ ! -s got ] || fail "splice-fromnet $opt sent its stdin"
+  done
+  # One stdin, many peers: -k with something to send is a usage error.
+  run_status st timeout 10 splice-fromnet -k -b 127.0.0.1 0 < f > out 2> err
+  status 2 "$(cat st)" "splice-fromnet -k < file"
+  mentions err "Try 'splice-fromnet --help'"
+  [ ! -s out ] || fail "splice-fromnet -k < file wrote bytes"
+  serve f -k --no-send --timeout 1
+  send 127.0.0.1 file g
+  receive_done "-k --no-send < file"
+  same g out
 }
 
 run_area "$@"
