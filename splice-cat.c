@@ -178,6 +178,19 @@ input_is_output(int in, const struct stat *out_st)
 }
 
 /*
+ * As GNU cat words it (coreutils' tests check it): "write error: reason"
+ * for the output, "NAME: reason" for an input.
+ */
+static void
+cat_warn(const struct xfer *x, const char *name)
+{
+	if (x->side == SIDE_OUTPUT && !x->refused)
+		warn_msg("write error: %s", strerror(x->err));
+	else
+		xfer_warn(x, name, "standard output");
+}
+
+/*
  * --skip: discards what is left of it from in.  True when the operand has
  * bytes left to copy.
  */
@@ -189,7 +202,7 @@ skip_part(struct cat_job *job, int in, const char *name)
 	if (job->skip == 0)
 		return true;
 	if (skip_input(&x) < 0)
-		xfer_warn(&x, name, "standard output");
+		cat_warn(&x, name);
 	job->skip -= x.moved;
 	return job->skip == 0 && x.err == 0;
 }
@@ -206,7 +219,7 @@ copy_part(struct cat_job *job, struct xfer *x, const char *name)
 		job->count -= x->moved;
 	if (r == 0)
 		return true;
-	xfer_warn(x, name, "standard output");
+	cat_warn(x, name);
 	/* Output is gone or full: the next file cannot fare better. */
 	return x->side != SIDE_OUTPUT;
 }
@@ -286,12 +299,12 @@ main(int argc, char *argv[])
 	for (; *files && output_ok && job.count > 0; files++)
 		output_ok = cat_file(&job, *files);
 	if (output_ok && cat_format_end(&job.fmt, STDOUT_FILENO) < 0)
-		warn_errno("standard output");
+		warn_errno("write error");
 	/* As dd conv=fsync: an output that cannot be synced (a pipe) fails too. */
 	else if (output_ok && job.fsync_output && fsync(STDOUT_FILENO) < 0)
 		warn_errno("standard output: fsync");
 	report_totals();
 	if (close(STDOUT_FILENO) < 0 && errno != EBADF)
-		warn_errno("standard output");
+		warn_errno("write error");
 	return exit_status();
 }

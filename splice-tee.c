@@ -247,6 +247,7 @@ main(int argc, char *argv[])
 		return EXIT_ERROR;
 	}
 	job.outs = outs;
+	job.watch_pipes = mode == OE_WARN_NOPIPE || mode == OE_EXIT_NOPIPE;
 	outs[0].fd = STDOUT_FILENO;
 	outs[0].name = "standard output";
 	if (closed & STD_FD(STDOUT_FILENO)) {

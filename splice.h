@@ -612,6 +612,12 @@ struct tee_job {
 	 * o->call set; returns false to stop at once (tee's "exit" modes).
 	 */
 	bool (*output_failed)(struct tee_out *o);
+	/*
+	 * While the input is idle, an output pipe whose reader left is
+	 * dropped at once (EPIPE), so that with none left the job ends
+	 * without waiting for input: GNU tee -p.
+	 */
+	bool watch_pipes;
 	unsigned int flags;	/* extra SPLICE_F_* flags for splice(2) (MOVE) */
 	struct engine_opts opts;	/* strict, verbose, pipe size */
 	/* results */

@@ -227,10 +227,31 @@ t_dev_full() {
   if [ -n "${STRICT:-}" ]; then
     mentions err "splice"
   else
-    mentions err "standard output: No space left on device"
+    # GNU cat's words, which coreutils' tests check.
+    echo "splice-cat: write error: No space left on device" > exp
+    same exp err
   fi
   run_status st2 sh -c 'cat f | splice-cat > /dev/full' 2> err2
   status 1 "$(cat st2)" "cat f | splice-cat > /dev/full"
+}
+
+tcase t_gnu_messages "errors worded as GNU cat's: 'write error' for the output, the file's name for input"
+t_gnu_messages() {
+  need_gnu_cat
+  echo 1 > one
+  for cmd in "cat one" "cat -n one" "cat one /proc/self/mem one" "cat /proc/self/mem"; do
+    # shellcheck disable=SC2086
+    run_status ref.st $cmd > /dev/full 2> ref.err
+    # shellcheck disable=SC2086
+    run_status st splice-$cmd > /dev/full 2> err
+    sed 's/^cat: /splice-cat: /' ref.err > exp
+    same exp err
+    status "$(cat ref.st)" "$(cat st)" "splice-$cmd > /dev/full"
+  done
+  printf 'a\r' > cr
+  run_status st splice-cat -E cr > /dev/full 2> err
+  echo "splice-cat: write error: No space left on device" > exp
+  same exp err
 }
 
 tcase t_nonblocking "stdin and stdout set O_NONBLOCK: EAGAIN waited out, byte-exact"
@@ -533,12 +554,12 @@ t_fmt_errors() {
   mentions out.err "splice-cat: missing: No such file or directory"
   run_status st splice-cat -n f > /dev/full 2> err
   status 1 "$(cat st)" "splice-cat -n f > /dev/full"
-  mentions err "standard output: No space left on device"
+  mentions err "splice-cat: write error: No space left on device"
   # A CR held for a LF that never comes is written at the end, and checked.
   printf '\r' > cr
   run_status st splice-cat -E cr > /dev/full 2> err
   status 1 "$(cat st)" "splice-cat -E cr > /dev/full"
-  mentions err "standard output: No space left on device"
+  mentions err "splice-cat: write error: No space left on device"
 }
 
 tcase t_fmt_interactive "-n on a slow pipe: each line is out before the next one comes"

@@ -69,7 +69,7 @@ t_enospc_output() {
   need strace
   random_file f 5000000
   cat f | inject splice:ENOSPC:3 splice-cat --chunk 64K > out 2> err && fail "exit 0 after ENOSPC"
-  mentions err "standard output: No space left on device"
+  mentions err "splice-cat: write error: No space left on device"
 }
 
 tcase t_tmpfs_full "a 64 KiB tmpfs filling up mid-copy: ENOSPC, exit 1"
