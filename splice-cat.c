@@ -164,17 +164,24 @@ parse_options(int argc, char *argv[], struct cat_job *job)
 
 /*
  * POSIX cat refuses to copy a regular file onto itself when it would read
- * what it writes: same inode, and input not already at its end.
+ * what it writes: same inode, and the input reading before where the output
+ * writes (its end, if O_APPEND), as GNU cat 9.6+ has it.  In place, or
+ * from further on, the copy ends.
  */
 static bool
 input_is_output(int in, const struct stat *out_st)
 {
 	struct stat in_st;
+	int out_flags;
+	off_t in_pos;
 
 	if (!S_ISREG(out_st->st_mode) || fstat(in, &in_st) < 0 ||
 	    in_st.st_dev != out_st->st_dev || in_st.st_ino != out_st->st_ino)
 		return false;
-	return lseek(in, 0, SEEK_CUR) < in_st.st_size;
+	in_pos = lseek(in, 0, SEEK_CUR);
+	out_flags = fcntl(STDOUT_FILENO, F_GETFL);
+	return in_pos >= 0 && in_pos < lseek(STDOUT_FILENO, 0,
+	    out_flags >= 0 && (out_flags & O_APPEND) ? SEEK_END : SEEK_CUR);
 }
 
 /*

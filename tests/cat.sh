@@ -197,6 +197,21 @@ t_input_is_output() {
   # An empty file on itself is harmless, as in cat.
   : > e
   splice-cat e >> e || fail "empty file onto itself"
+  # Refused only when the output stands past where the input reads (GNU
+  # cat 9.6+): copied onto itself in place, the copy ends.
+  echo x > x
+  echo y > y
+  cat x y > xy
+  cp x xy1
+  splice-cat - y < xy1 1<> xy1 || fail "splice-cat - y < xy1 1<> xy1"
+  same xy xy1
+  cp x xy2
+  splice-cat xy2 y 1<> xy2 || fail "splice-cat xy2 y 1<> xy2"
+  same xy xy2
+  cp x x3
+  run_status st splice-cat x x3 1<> x3 2> err
+  status 1 "$(cat st)" "splice-cat x x3 1<> x3"
+  mentions err "x3: input file is output file"
 }
 
 tcase t_proc_devnull_input "/proc files and /dev/null as input: same bytes as cat"
