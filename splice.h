@@ -129,6 +129,7 @@ enum {
 	OPT_NUMERIC,
 	OPT_PIPE_SIZE,
 	OPT_VERBOSE,		/* --verbose, for a tool whose -v means something else */
+	OPT_PV_RATE,		/* --rate, pv's rate display: a usage error */
 	OPT_TOOL_FIRST = 0x120,	/* first code free for a tool's own options */
 };
 
@@ -172,7 +173,10 @@ enum {
  * option string, the long option in its array and the help line in its
  * --help; common_option() parses it.
  */
-#define RATE_LIMIT_LONG_OPTION { "rate-limit", required_argument, NULL, 'L' }
+#define RATE_LIMIT_LONG_OPTION \
+	{ "rate-limit", required_argument, NULL, 'L' }, \
+	/* pv's --rate shows the rate: no abbreviation of --rate-limit. */ \
+	{ "rate", no_argument, NULL, OPT_PV_RATE }
 #define RATE_LIMIT_HELP \
 	"  -L, --rate-limit RATE  move at most RATE bytes a second (4M, 500KB)\n"
 

@@ -1216,6 +1216,31 @@ e_load_multiprocess() {
   status 143 "$REAPED" "splice-bench --sweep after SIGTERM"
 }
 
+tcase e_pv_words "pv's --rate (and pv 1.9's --output) are no abbreviation of ours: usage errors, exit 2"
+e_pv_words() {
+  for cmd in "splice-cat" "splice-tee" "vmsplice -s 1M" "splice-tonet 127.0.0.1 9"; do
+    for opt in --rate --rat; do
+      # shellcheck disable=SC2086 # the command's words
+      run_status st timeout 10 $cmd "$opt" 1 < /dev/null > out 2> err
+      status 2 "$(cat st)" "$cmd $opt 1"
+      mentions err "Try '${cmd%% *} --help'"
+      [ ! -s out ] || fail "$cmd $opt 1 wrote to stdout"
+    done
+    mentions err "rate-limit"
+  done
+  for opt in --output --out; do
+    run_status st timeout 10 splice-tee "$opt" f < /dev/null > out 2> err
+    status 2 "$(cat st)" "splice-tee $opt f"
+    [ ! -e f ] || fail "splice-tee $opt f wrote f"
+  done
+  # Ours, spelled out or abbreviated, still work.
+  echo x > x
+  splice-cat --rate-limit 1M x > out || fail "--rate-limit"
+  splice-cat --rate-l 1M x > out || fail "--rate-l"
+  splice-tee --output-e=warn < x > out || fail "--output-e=warn"
+  same x out
+}
+
 # ==== --help, --version and results into /dev/full or a closed stdout ======
 
 tcase e_out_help_version "every tool: --help and --version into /dev/full and a closed stdout: exit 1"
