@@ -683,24 +683,31 @@ enum pattern_kind {
 	PAT_RAMP,		/* offset & 0xff, the 2006 tool's */
 	PAT_SEQ,		/* each 8-byte little-endian word is its own offset */
 	PAT_RANDOM,		/* a counter-based PRNG of the word index and a seed */
+	PAT_TEXT,		/* a string, over and over: yes(1) */
 };
 
 struct pattern {
 	enum pattern_kind kind;
 	unsigned char byte;	/* PAT_FILL */
 	uint64_t seed;		/* PAT_RANDOM */
+	const unsigned char *text;	/* PAT_TEXT, its escapes decoded */
+	size_t text_bytes;	/* PAT_TEXT: at least 1 */
 };
 
 /* The names --help prints. */
-#define PATTERN_NAMES "zero | fill:BYTE | ramp | seq | random[:SEED]"
+#define PATTERN_NAMES "zero | fill:BYTE | ramp | seq | random[:SEED] | text:STRING"
 
 /*
  * Parses "zero", "fill:BYTE" (0 to 255, decimal or 0x..), "ramp", "seq",
- * "random" or "random:SEED" (0 to 2^64-1); anything else is a usage error
- * naming OPT.
+ * "random", "random:SEED" (0 to 2^64-1) or "text:STRING" (C's escapes:
+ * \n, \t, \\, \0, \x41, \101, ...; not empty); anything else is a usage
+ * error naming OPT.
  */
 void pattern_parse(const char *opt, const char *arg, struct pattern *p);
-/* "seq", "fill:0x41", "random:7": what pattern_parse() would take back. */
+/*
+ * "seq", "fill:0x41", "random:7", "text:y\n": what pattern_parse() would
+ * take back (a long text is cut short, "...").
+ */
 const char *pattern_label(const struct pattern *p);
 /* Writes the pattern's bytes for stream offsets offset..offset+len-1. */
 void pattern_fill(const struct pattern *p, uint64_t offset, void *buf, size_t len);
@@ -713,8 +720,12 @@ void pattern_fill_stream(const struct pattern *p, uint64_t offset, void *buf, si
 size_t pattern_check(const struct pattern *p, uint64_t offset, const void *buf, size_t len);
 /* The pattern's byte at one offset. */
 unsigned char pattern_byte(const struct pattern *p, uint64_t offset);
-/* True when the bytes at offset o and o + period are equal for every o. */
-bool pattern_repeats(const struct pattern *p, uint64_t period);
+/*
+ * The smallest period of the pattern (the bytes at o and o + period are
+ * equal for every o): 1 for zero and fill, 256 for ramp, the text's length;
+ * 0 for a pattern that never repeats (seq, random).
+ */
+uint64_t pattern_period(const struct pattern *p);
 
 /*
  * Puts len bytes at buf into pipe fd with vmsplice(2): the pipe takes

@@ -197,7 +197,7 @@ t_vmsplice_eintr_eagain() {
       vmsplice-touser --verify seq -c > n || fail "verify after $err in vmsplice"
     status 0 "$(cat st)" "vmsplice with $err"
     seq_count n
-    vmsplice -p seq -s 8M | inject "vmsplice:$err:3" vmsplice-touser -s 64K --verify seq -c > n ||
+    vmsplice -p seq -s 8M | inject "vmsplice:$err:3" vmsplice-touser --chunk 64K --verify seq -c > n ||
       fail "vmsplice-touser with $err"
     seq_count n
   done
@@ -220,7 +220,7 @@ tcase t_touser_refused "vmsplice-touser: ENOSYS from vmsplice(2): a clear error,
 t_touser_refused() {
   need strace
   vmsplice -p seq -s 8M |
-    run_status st inject vmsplice:ENOSYS:3 vmsplice-touser -s 64K --verify seq -c > n 2> err
+    run_status st inject vmsplice:ENOSYS:3 vmsplice-touser --chunk 64K --verify seq -c > n 2> err
   status 1 "$(cat st)" "vmsplice-touser with ENOSYS"
   mentions err "vmsplice-touser: standard input: Function not implemented"
 }
