@@ -161,7 +161,7 @@ enum {
 	"      --strict        fail instead of falling back from zero-copy\n" \
 	"      --progress      print a status line on stderr about once a second\n" \
 	"      --name NAME     start the status line with NAME (implies --progress)\n" \
-	"      --interval SECS  status every SECS seconds (default 1; implies --progress)\n" \
+	"      --interval SECS  status every SECS s (default 1; implies --progress)\n" \
 	"      --numeric       status as numbers, one a line: percent when the total\n" \
 	"                      is known, else bytes (implies --progress)\n" \
 	"      --pipe-size SIZE  pipe capacity to ask for (default 1M)\n" \
@@ -695,7 +695,7 @@ struct pattern {
 };
 
 /* The names --help prints. */
-#define PATTERN_NAMES "zero | fill:BYTE | ramp | seq | random[:SEED] | text:STRING"
+#define PATTERN_NAMES "zero, fill:BYTE, ramp, seq, random[:SEED], text:STRING"
 
 /*
  * Parses "zero", "fill:BYTE" (0 to 255, decimal or 0x..), "ramp", "seq",
