@@ -211,7 +211,8 @@ serve_one(int *listener, const struct listen_opts *lo, const struct engine_opts 
 	if (x.in < 0) {
 		/* -k ends when the senders stop coming. */
 		if (errno == ETIMEDOUT && *accepted == 0)
-			warn_msg("no connection within %s seconds", lo->timeout_arg);
+			warn_msg("no connection within %s second%s", lo->timeout_arg,
+			    lo->timeout_secs == 1 ? "" : "s");
 		else if (errno != ETIMEDOUT)
 			warn_errno("accept");
 		return 0;

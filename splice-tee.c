@@ -314,6 +314,10 @@ main(int argc, char *argv[])
 		if (o->fd >= 0 && close(o->fd) < 0)
 			warn_errno("%s", o->name);
 	}
+	/* What the method totals sum, output by output. */
+	for (o = outs; common.verbose && o < outs + job.nouts; o++)
+		note("%s: %llu bytes%s", o->name, (unsigned long long)o->moved,
+		    o->gone ? " (dropped)" : "");
 	report_totals();
 	if (close(STDOUT_FILENO) < 0 && errno != EBADF && !outs[0].gone)
 		warn_errno("standard output");

@@ -41,6 +41,22 @@ help(void)
 	    COMMON_HELP, progname);
 }
 
+/* -v: the peer as given, and the address that took the connection. */
+static void
+note_connected(int sock, const char *peer, bool is_unix)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+	struct tcp_name name;
+
+	if (is_unix || getpeername(sock, (struct sockaddr *)&ss, &len) < 0) {
+		note("connected to %s", peer);
+		return;
+	}
+	tcp_name_of((struct sockaddr *)&ss, &name);
+	note("connected to %s (%s port %u)", peer, name.host, name.port);
+}
+
 /* HOST PORT or HOST:PORT from the operands; a bad one is a usage error. */
 static void
 parse_peer(int argc, char *argv[], char **host, char **port)
@@ -142,7 +158,7 @@ main(int argc, char *argv[])
 	/* A signal, like an error, must not look like the end of the stream. */
 	tcp_abort_on_signals(&d.sock, 1);
 	if (common.verbose)
-		note("connected to %s", peer);
+		note_connected(d.sock, peer, unix_path != NULL);
 	if (duplex_run(&d) < 0) {
 		duplex_warn(&d, peer);
 		tcp_abort(d.sock);

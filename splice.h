@@ -67,6 +67,8 @@ void warn_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* 0, or EXIT_ERROR once warn_errno() or warn_msg() was called. */
 int exit_status(void);
+/* "s", or "" when n is 1: "%llu second%s". */
+const char *plural_s(uint64_t n);
 /* "prog: MSG" and "Try 'prog --help'." on stderr, exit 2. */
 noreturn void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "prog (splice-tools) X.Y.Z" on stdout, exit 0. */

@@ -548,12 +548,13 @@ main(int argc, char *argv[])
 
 	if (common.verbose) {
 		char amount[32] = "endless";
+		size_t pages = half / (size_t)sysconf(_SC_PAGESIZE);
 
 		if (!endless)
 			snprintf(amount, sizeof(amount), "%llu bytes", (unsigned long long)size);
-		note("%s of %s; %s %zu bytes (%zu pages), halves of %zu; %s", amount,
-		    pattern_label(&pattern), to_pipe ? "pipe" : "buffer", half,
-		    half / (size_t)sysconf(_SC_PAGESIZE), half, mode_label(to_pipe, half));
+		note("%s of %s; %s %zu bytes (%zu page%s), halves of %zu; %s", amount,
+		    pattern_label(&pattern), to_pipe ? "pipe" : "buffer", half, pages,
+		    plural_s(pages), half, mode_label(to_pipe, half));
 	}
 	(void)generate(size, half, to_pipe);
 	report_totals();

@@ -142,8 +142,9 @@ pipe_grow(int fd, const struct engine_opts *o)
 			want = DEFAULT_PIPE_BYTES;
 		if (want <= have) {
 			if (o->verbose)
-				note("pipe capacity: %ld bytes (%ld pages)", have,
-				    have / sysconf(_SC_PAGESIZE));
+				note("pipe capacity: %ld bytes (%ld page%s)", have,
+				    have / sysconf(_SC_PAGESIZE),
+				    plural_s((uint64_t)(have / sysconf(_SC_PAGESIZE))));
 			return have;
 		}
 	}
@@ -161,8 +162,9 @@ pipe_grow(int fd, const struct engine_opts *o)
 	if (got < 0)
 		got = pipe_capacity(fd);
 	if (o->verbose)
-		note("pipe capacity: %ld bytes (%ld pages)", got,
-		    got / sysconf(_SC_PAGESIZE));
+		note("pipe capacity: %ld bytes (%ld page%s)", got,
+		    got / sysconf(_SC_PAGESIZE),
+		    plural_s((uint64_t)(got / sysconf(_SC_PAGESIZE))));
 	return got;
 }
 

@@ -381,7 +381,7 @@ t_timeout() {
   run_status st timeout 10 splice-fromnet -b 127.0.0.1 --timeout 1 0 > out 2> err
   status 1 "$(cat st)" "splice-fromnet --timeout 1"
   mentions err "^splice-fromnet: listening on 127.0.0.1 port [0-9]*$"
-  mentions err "^splice-fromnet: no connection within 1 seconds$"
+  mentions err "^splice-fromnet: no connection within 1 second$"
   secs=$(( $(date +%s) - start ))
   [ "$secs" -le 4 ] || fail "--timeout 1 took $secs s"
   [ ! -s out ] || fail "bytes on stdout"
@@ -920,7 +920,7 @@ t_wait_timeout() {
   START=$(date +%s%N)
   run_status st timeout 20 splice-tonet -v -w 1 127.0.0.1 "$NPORT" < /dev/zero 2> serr
   status 1 "$(cat st)" "splice-tonet -w 1 to a peer that never reads"
-  mentions serr "connected to 127.0.0.1 $NPORT"
+  mentions serr "connected to 127.0.0.1 $NPORT (127.0.0.1 port $NPORT)"
   mentions serr "^splice-tonet: 127.0.0.1 $NPORT: Connection timed out$"
   took_at_most 4 "splice-tonet -w 1 (idle)"
   # The queue is full now: SYNs are dropped.
@@ -1200,6 +1200,19 @@ t_long_timeout() {
   send 127.0.0.1 file f -w 9999999
   receive_done "long timeouts"
   same f out
+}
+
+tcase t_tonet_names_address "splice-tonet -v names the address it connected to, not only the host"
+t_tonet_names_address() {
+  random_file f 1000
+  receive 127.0.0.1 file
+  # localhost may name ::1 first, where nothing listens: the line says
+  # which address took the connection.
+  run_status st timeout 30 splice-tonet -v localhost "$PORT" < f 2> serr
+  status 0 "$(cat st)" "splice-tonet -v localhost $PORT"
+  receive_done "from localhost"
+  same f out
+  mentions serr "^splice-tonet: connected to localhost $PORT (127.0.0.1 port $PORT)$"
 }
 
 tcase t_nc_listen_options "nc -l's -p PORT and -s ADDR: port 0, the address named; --chunk is the chunk"

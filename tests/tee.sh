@@ -48,6 +48,10 @@ t_verbose_methods() {
   mentions err "tee: 9000000 bytes"
   mentions err "splice: 3000000 bytes"
   ! grep -q "read/write" err || fail "a fallback was used: $(cat err)"
+  # What the methods sum, output by output.
+  for o in "standard output" f1 f2 f3; do
+    mentions err "^splice-tee: $o: 3000000 bytes$"
+  done
   # One output: the input is spliced straight to it.
   cat in | splice-tee -v 2> err | cat > out
   same in out

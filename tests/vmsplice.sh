@@ -313,7 +313,8 @@ t_verbose() {
   vmsplice -v --reuse -p seq -s 8M 2> err | cat > /dev/null
   mentions err "reuse"
   vmsplice -v --pipe-size 4096 -s 8M 2> err | cat > /dev/null
-  mentions err "pipe 4096 bytes (1 pages)"
+  mentions err "pipe 4096 bytes (1 page)"
+  mentions err "pipe capacity: 4096 bytes (1 page)$"
   vmsplice -v -s inf 2> err | head -c 1000000 > /dev/null || :
   mentions err "endless"
   vmsplice --progress -p seq -s 64M 2> err | cat > /dev/null
