@@ -204,7 +204,7 @@ way_step(struct duplex *d, struct way *w)
 		 * rule of every engine (pipe_request_bytes()), so that the
 		 * writer refills one half while the other goes out: 1.7-1.8 x
 		 * the whole pipe per call in splice-bench's tcp-vmsplice-pipe,
-		 * and no slower in the tool (README, Performance, TCP).  The
+		 * and no slower in the tool (bench/README.md, TCP).  The
 		 * socket buffers stay autotuned: fixed ones were a little
 		 * faster on loopback only, and would cap the window of a long
 		 * link.  The capacity is read again now and then: a writer

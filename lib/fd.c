@@ -112,8 +112,8 @@ pipe_max_bytes(void)
  * reader that asks for the whole pipe leaves the writer asleep until the
  * pipe is empty, and the two ends take turns.  Half the pipe per call lets
  * them overlap; a quarter overlaps too but pays for twice the calls, which
- * a busy-looping writer shows most (splice-bench --sweep; README,
- * Performance).  Below 64 KiB the calls cost more than the overlap gains.
+ * a busy-looping writer shows most (splice-bench --sweep; bench/README.md,
+ * "How much each call asks of a pipe").  Below 64 KiB the calls cost more than the overlap gains.
  * A writer needs no such rule: its call stops at the room there is.
  */
 size_t
