@@ -342,11 +342,11 @@ t_options() {
   [ "$(tr '\r' '\n' < err | grep -c 'bytes .* copied')" -ge 3 ] || fail "too few status lines"
   splice-cat --pipe-size 4096 --verbose f 2> err | cat > o5
   same f o5
-  mentions err "pipe capacity: 4096 bytes (1 pages)"
+  mentions err "pipe capacity: 4096 bytes (1 page)"
   # Below a page: the kernel's smallest pipe, not the default one.
   splice-cat --pipe-size 100 --verbose f 2> err | cat > o7
   same f o7
-  mentions err "pipe capacity: 4096 bytes (1 pages)"
+  mentions err "pipe capacity: 4096 bytes (1 page)"
 }
 
 tcase t_usage_errors "bad options and sizes: exit 2, the option named, a hint"

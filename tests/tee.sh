@@ -433,7 +433,7 @@ t_options() {
   done
   cat in | splice-tee --pipe-size 4096 -v f1 2> err | cat > out
   all_same in out f1
-  mentions err "pipe capacity: 4096 bytes (1 pages)"
+  mentions err "pipe capacity: 4096 bytes (1 page)"
   # A stdout pipe bigger than the internal one: through the internal one.
   cat in | splice-tee --pipe-size 64K f1 f2 | splice-cat --pipe-size 2M | cat > out
   all_same in out f1 f2
