@@ -143,12 +143,14 @@ struct comparison {
 static void
 compare_eof(const struct comparison *c, const char *name, uint64_t bytes)
 {
+	/* A last line that is not whole is the line "in" which the input ended. */
+	uint64_t line = c->ends_line ? c->newlines : c->newlines + 1;
+
 	if (bytes == 0)
 		warn_msg("EOF on %s which is empty", name);
 	else
 		warn_msg("EOF on %s after byte %llu, %sline %llu", name, (unsigned long long)bytes,
-		    c->ends_line ? "" : "in ", (unsigned long long)(c->newlines +
-		    (c->ends_line ? 0 : 1)));
+		    c->ends_line ? "" : "in ", (unsigned long long)line);
 }
 
 static uint64_t
@@ -188,9 +190,10 @@ compare_block(struct comparison *c, uint64_t total, const unsigned char *buf, si
 	if (same > 0)
 		c->ends_line = buf[same - 1] == '\n';
 	if (same < have) {
+		uint64_t byte = total + same + 1, line_number = c->newlines + 1;
 		char line[600];
 		int n = snprintf(line, sizeof(line), "- %s differ: byte %llu, line %llu\n", c->name,
-		    (unsigned long long)(total + same + 1), (unsigned long long)(c->newlines + 1));
+		    (unsigned long long)byte, (unsigned long long)line_number);
 
 		out_put(line, n < (int)sizeof(line) ? (size_t)n : sizeof(line) - 1);
 		c->differ = true;
@@ -304,12 +307,14 @@ check_block(struct touser_job *job, uint64_t total, const unsigned char *buf, si
 	size_t good = n;
 
 	if (job->verify) {
+		uint64_t bad;
+
 		good = pattern_check(&job->pattern, total, buf, n);
+		bad = total + good;
 		if (good < n)
 			warn_msg("standard input: byte %llu is 0x%02x, expected 0x%02x"
-			    " (pattern %s)", (unsigned long long)(total + good), buf[good],
-			    pattern_byte(&job->pattern, total + good),
-			    pattern_label(&job->pattern));
+			    " (pattern %s)", (unsigned long long)bad, buf[good],
+			    pattern_byte(&job->pattern, bad), pattern_label(&job->pattern));
 	} else if (job->compare.fd >= 0)
 		good = compare_block(&job->compare, total, buf, n);
 	return good;
