@@ -120,8 +120,11 @@ t_pipe_requests() {
   reader_asks 256K 131072 splice "$ere" splice-cat
   reader_asks 64K 65536 splice "$ere" splice-cat
   reader_asks 1M 100000 splice "$ere" splice-cat --chunk 100000
-  # A writer that grows the pipe after the reader started: the requests follow.
-  { sleep 0.3; vmsplice -s 64M; } | traced -o trace -e trace=splice splice-cat > /dev/null ||
+  # A writer that grows the pipe after the reader's first request (strace
+  # writes a call down as it starts): the requests follow.
+  rm -f trace
+  { wait_until "splice-cat never asked" grep -q '^splice(0, ' trace; vmsplice -s 64M; } |
+    traced -o trace -e trace=splice splice-cat > /dev/null ||
     fail "a late vmsplice | splice-cat"
   got=$(requests trace "$ere")
   [ "$got" = "65536 524288 " ] || { cat trace >&2; fail "a pipe grown late: asked $got"; }
@@ -580,10 +583,13 @@ t_fmt_errors() {
 tcase t_fmt_interactive "-n on a slow pipe: each line is out before the next one comes"
 t_fmt_interactive() {
   needs_fallback
-  { echo one; sleep 2; echo two; } | splice-cat -n > out &
-  sleep 1
+  rm -f go
+  { echo one; wait_until "no go" exists go; echo two; } | splice-cat -n > out &
+  # The first line is out while the second is still to come.
   printf '     1\tone\n' > ref
+  wait_until "the first line was held back" has_bytes out "$(wc -c < ref)"
   same ref out
+  : > go
   wait
   printf '     1\tone\n     2\ttwo\n' > ref
   same ref out

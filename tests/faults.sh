@@ -107,7 +107,8 @@ t_fifo_no_writer() {
   mkfifo fifo
   splice-cat fifo > out &
   pid=$!
-  sleep 0.5
+  # It waits in open(2) for a writer.
+  wait_until "splice-cat never waited for a writer" sleeping "$pid"
   cat f > fifo
   wait "$pid" || fail "splice-cat fifo"
   same f out
@@ -139,7 +140,9 @@ t_pty_eof() {
   need script
   printf 'hello pty\n\004' > keys
   # script(1) runs splice-cat on a pty; the keys are typed into it.
-  { sleep 0.5; cat keys; sleep 2; } | timeout 20 script -qec "splice-cat > out" /dev/null > /dev/null ||
+  # script(1) ends when its stdin does: the keys' sender waits for the line.
+  { cat keys; wait_until "the line never came" nonempty out; } |
+    timeout 20 script -qec "splice-cat > out" /dev/null > /dev/null ||
     fail "splice-cat on a pty did not end at ^D"
   printf 'hello pty\n' > ref
   same ref out

@@ -30,19 +30,6 @@ reap() {
   [ "$REAPED" -ne 124 ] || fail "$2: hung (killed by timeout)"
 }
 
-# wait_until WHAT CMD...: runs CMD every 0.1 s until it succeeds; after 5 s
-# the case fails, saying WHAT did not happen.
-wait_until() {
-  _what=$1
-  shift
-  _i=0
-  until "$@"; do
-    [ $_i -lt 50 ] || fail "$_what"
-    sleep 0.1
-    _i=$((_i + 1))
-  done
-}
-
 have_ipv6() {
   grep -q '^00000000000000000000000000000001 ' /proc/net/if_inet6 2> /dev/null
 }
@@ -210,12 +197,15 @@ tcase t_one_connection "without -k: stops listening once a peer is in, exits 0 a
 t_one_connection() {
   random_file a 1000
   receive 127.0.0.1 file
-  timeout 30 sh -c 'printf x; sleep 1; cat a' | timeout 30 splice-tonet 127.0.0.1 "$PORT" &
+  # The first sender holds its connection open until the second was refused.
+  timeout 30 sh -c '. "$TESTS/lib.sh"; printf x; wait_until "no go" exists go; cat a' |
+    timeout 30 splice-tonet 127.0.0.1 "$PORT" &
   spid=$!
   bg_started
   wait_until "the first sender's byte did not arrive" test -s out
   # The first peer is still sending: nobody listens for a second.
   run_status st timeout 10 splice-tonet 127.0.0.1 "$PORT" < a 2> serr
+  : > go
   status 1 "$(cat st)" "a second sender"
   mentions serr "Connection refused"
   reap "$spid" "the first sender"
@@ -267,7 +257,8 @@ t_retry() {
   timeout 30 splice-tonet --retry 10 127.0.0.1 "$port" < f 2> serr &
   spid=$!
   bg_started
-  sleep 1
+  # Refused at least once: it sleeps before the next round.
+  wait_until "splice-tonet --retry never waited to retry" child_sleeps "$spid"
   timeout 30 splice-fromnet -b 127.0.0.1 "$port" > out 2> err &
   RPID=$!
   bg_started
@@ -339,7 +330,7 @@ t_sender_killed() {
   splice-tonet 127.0.0.1 "$PORT" < yfifo 2> serr &
   spid=$!
   bg_started
-  sleep 0.5
+  wait_until "no byte arrived before the kill" nonempty out
   kill -KILL "$spid"
   set +e
   wait "$spid"
@@ -440,8 +431,10 @@ t_tonet_requests() {
   vmsplice -s 8M | cat > ref
   for pipe in 1M:524288 256K:131072 64K:65536; do
     receive_through "" 127.0.0.1
-    vmsplice --pipe-size "${pipe%:*}" -s 8M |
-      { sleep 0.3; run_status st traced -o trace -e trace=splice splice-tonet \
+      rm -f wpid
+    { vmsplice --pipe-size "${pipe%:*}" -s 8M & echo $! > wpid; wait; } |
+      { wait_until "vmsplice never filled its pipe" writer_waits wpid
+        run_status st traced -o trace -e trace=splice splice-tonet \
         --pipe-size "${pipe%:*}" 127.0.0.1 "$PORT"; }
     [ "$(cat st)" -eq 0 ] || { cat trace >&2; fail "splice-tonet: exit $(cat st)"; }
     receive_done "pipe ${pipe%:*}"
@@ -791,15 +784,19 @@ idle_sender() {
 
 tcase t_reader_killable "the reader of splice-fromnet dies of SIGKILL at once while the peer is idle"
 t_reader_killable() {
-  rm -f out err
-  timeout 30 splice-fromnet -v -b 127.0.0.1 0 2> err | cat > out &
+  rm -f out err fpid
+  { timeout 30 splice-fromnet -v -b 127.0.0.1 0 2> err & echo $! > fpid; wait; } |
+    cat > out &
   reader=$!
   bg_started
   PORT=$(listen_port err "$reader")
   idle_sender a "$PORT"
-  # Whether or not the byte got through, the reader waits on the pipe now.
+  # Whether or not the byte got through, both wait now: splice-fromnet for
+  # the idle peer, the reader on the pipe.
   wait_until "no connection" grep -q "connection from" err
-  sleep 0.5
+  wait_until "no pid of splice-fromnet" nonempty fpid
+  wait_until "splice-fromnet never waited for its peer" child_sleeps "$(cat fpid)"
+  wait_until "the reader never waited for the pipe" waits_or_stuck "$reader"
   kill -KILL "$reader"
   _i=0
   while [ "$(cut -d' ' -f3 "/proc/$reader/stat" 2> /dev/null || echo Z)" != Z ]; do
@@ -934,9 +931,9 @@ t_wait_timeout() {
   done
   # splice-fromnet -k -w 1: an idle peer is dropped, the next one served.
   random_file f 100000
-  receive 127.0.0.1 file -k -w 1 --timeout 3
+  receive 127.0.0.1 file -k -w 1 --timeout 3 -v
   idle_sender a "$PORT"
-  sleep 0.3
+  wait_until "the idle sender never got in" grep -q "connection from" err
   START=$(date +%s%N)
   send 127.0.0.1 file f
   took_at_most 4 "the sender after an idle one"
@@ -969,7 +966,8 @@ t_abort_resets() {
     fi
     spid=$!
     bg_started
-    sleep 0.5
+    # Mid-stream: bytes arrived, more are coming.
+    wait_until "$tool: no byte arrived" nonempty out
     kill -"$sig" "$spid"
     set +e
     wait "$spid"
@@ -1194,8 +1192,8 @@ t_allow() {
 tcase t_long_timeout "--timeout and -w past 2^31 ms (about 25 days) wait as asked: neither end at once nor break"
 t_long_timeout() {
   random_file f 1000
+  # Still there once it listens, and it takes the sender below.
   receive 127.0.0.1 file --timeout 2147484 -w 9999999
-  sleep 0.5
   kill -0 "$RPID" || fail "splice-fromnet --timeout 2147484 ended at once"
   send 127.0.0.1 file f -w 9999999
   receive_done "long timeouts"

@@ -295,19 +295,27 @@ t_sigint() {
   mkfifo o
   cat o > out &
   # Background jobs start with SIGINT ignored: give the tool the default.
-  { cat in; sleep 2; cat in; } | env --default-signal=INT splice-tee -i f1 > o &
+  # The signal comes once the first half is through, the second half after
+  # it: mid-stream.
+  rm -f go
+  { cat in; wait_until "no go" exists go; cat in; } |
+    env --default-signal=INT splice-tee -i f1 > o &
   pid=$!
-  sleep 1
+  wait_until "the first half never reached f1" has_bytes f1 1048576
   kill -INT "$pid"
+  : > go
   wait "$pid" && st=0 || st=$?
   status 0 "$st" "splice-tee -i after SIGINT"
   wait
   all_same ref out f1
   cat o > out &
-  { cat in; sleep 2; cat in; } | env --default-signal=INT splice-tee f1 > o &
+  rm -f go f1
+  { cat in; wait_until "no go" exists go; cat in; } |
+    env --default-signal=INT splice-tee f1 > o &
   pid=$!
-  sleep 1
+  wait_until "the first half never reached f1" has_bytes f1 1048576
   kill -INT "$pid"
+  : > go
   wait "$pid" && st=0 || st=$?
   status 130 "$st" "splice-tee without -i after SIGINT"
 }
@@ -349,27 +357,33 @@ t_slow_reader() {
   # A byte written is a byte passed on: the first line arrives before EOF.
   mkfifo o
   cat o > out2 &
-  { echo first; sleep 6; echo second; } | splice-tee f1 > o &
-  # Polled, for slow runs (valgrind): well before the second line is due.
-  for _ in 1 2 3 4 5 6 7 8 9 10; do
-    [ "$(cat out2)" = first ] && break
-    sleep 0.5
-  done
-  [ "$(cat out2)" = first ] || fail "the first line was held back: '$(cat out2)'"
-  [ "$(cat f1)" = first ] || fail "the first line was held back from f1"
+  # The second line comes only once the first is through, both ways.
+  rm -f go
+  { echo first; wait_until "no go" exists go; echo second; } | splice-tee f1 > o &
+  wait_until "the first line was held back: '$(cat out2)'" has_bytes out2 6
+  wait_until "the first line was held back from f1" has_bytes f1 6
+  [ "$(cat out2)" = first ] || fail "the first line: '$(cat out2)'"
+  [ "$(cat f1)" = first ] || fail "f1's first line: '$(cat f1)'"
+  : > go
   wait
 }
 
 tcase t_in_flight "a stalled stdout reader holds the files back: at most one pipe capacity ahead"
 t_in_flight() {
   random_file in 16777216
-  cat in | splice-tee f1 f2 | { sleep 2; cat; } > out &
-  sleep 1
+  rm -f tpid go
+  # The reader stalls until splice-tee waits for it, and is checked.
+  # (An asynchronous command's stdin is /dev/null but for a redirection.)
+  cat in | { exec 3<&0; splice-tee f1 f2 <&3 3<&- & echo $! > tpid; wait; } |
+    { wait_until "no go" exists go; cat; } > out &
+  wait_until "no pid of splice-tee" nonempty tpid
+  wait_until "splice-tee never waited for its reader" sleeping "$(cat tpid)"
   # stdout is grown to 1 MiB: the files get only what stdout took.
   for f in f1 f2; do
     n=$(wc -c < "$f")
     [ "$n" -le 2097152 ] || fail "$f is $n bytes ahead of a stalled reader"
   done
+  : > go
   wait
   all_same in out f1 f2
 }
