@@ -161,6 +161,24 @@ stdin_sends(void)
 	    in_st.st_rdev == null_st.st_rdev);
 }
 
+/* The socket file is ours: it goes with the tool, however it ends. */
+static const char *socket_file;
+
+static void
+remove_socket_file(void)
+{
+	unlink(socket_file);
+}
+
+/* An ending signal while the input is sent: the peer is reset, the file goes. */
+static void
+reset_and_remove_socket_file(void)
+{
+	tcp_reset_registered();
+	if (socket_file)
+		remove_socket_file();
+}
+
 /* Both ways at once: standard input to the peer, the peer to standard output. */
 static int
 exchange(int sock, const struct listen_opts *lo, const struct engine_opts *eo,
@@ -178,6 +196,7 @@ exchange(int sock, const struct listen_opts *lo, const struct engine_opts *eo,
 	/* A signal, like an error, must not look like the end of what we send. */
 	sock_fd = sock;
 	tcp_abort_on_signals(&sock_fd, 1);
+	on_ending_signal(reset_and_remove_socket_file);
 	r = duplex_run(&d);
 	if (r < 0) {
 		duplex_warn(&d, peer_name);
@@ -185,6 +204,7 @@ exchange(int sock, const struct listen_opts *lo, const struct engine_opts *eo,
 	} else
 		close(sock);
 	tcp_abort_on_signals(NULL, 0);
+	on_ending_signal(reset_and_remove_socket_file);
 	if (common.verbose)
 		note("%s: %llu bytes received, %llu sent", peer_name,
 		    (unsigned long long)d.received, (unsigned long long)d.sent);
@@ -251,15 +271,6 @@ serve_one(int *listener, const struct listen_opts *lo, const struct engine_opts 
 	close(x.in);
 	/* Output gone or full: the next sender cannot fare better. */
 	return r == 0 || x.side == SIDE_INPUT;
-}
-
-/* The socket file is ours: it goes with the tool, however it ends. */
-static const char *socket_file;
-
-static void
-remove_socket_file(void)
-{
-	unlink(socket_file);
 }
 
 /* A reader that goes away ends us by SIGPIPE, as cat: the file goes first. */

@@ -531,6 +531,12 @@ void tcp_abort(int fd);
  */
 void tcp_abort_on_signals(const int *fds, size_t nfds);
 /*
+ * The hook tcp_abort_on_signals() gives on_ending_signal(): the registered
+ * sockets end with a reset when the process ends.  For a tool whose own
+ * hook must do more.
+ */
+void tcp_reset_registered(void);
+/*
  * Ends the tool by sig's default action (128+sig), after resetting the
  * connections registered with tcp_abort_on_signals(): what a signal the
  * tool had to ignore would have done (splice-tee's vanished pipe reader,

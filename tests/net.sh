@@ -1307,4 +1307,45 @@ t_fromnet_sends() {
   same g out
 }
 
+tcase t_unix_sends_signal "splice-fromnet (-U) < FIFO, SIGTERM while it sends: 143, the peer reset, no socket file"
+t_unix_sends_signal() {
+  env --default-signal true 2> /dev/null || skip "env --default-signal is not supported"
+  random_file f 100000
+  rm -f sock err
+  mkfifo feed
+  # 100000 bytes, then the input stays open: it is still being sent.
+  timeout 30 sh -c 'cat f; exec sleep 30' > feed &
+  bg_started
+  timeout 30 env --default-signal splice-fromnet -U sock < feed > out 2> err &
+  _pid=$!
+  bg_started
+  wait_until "no 'listening on sock' line" grep -q "listening on sock$" err
+  timeout 30 splice-tonet -U sock < /dev/null > got 2> serr &
+  bg_started
+  wait_until "the peer never got the input" has_bytes got 100000
+  kill -TERM "$(cat "/proc/$_pid/task/$_pid/children")"
+  reap "$_pid" "splice-fromnet -U < FIFO"
+  status 143 "$REAPED" "splice-fromnet -U < FIFO after SIGTERM"
+  [ ! -e sock ] || fail "splice-fromnet -U, sending, left its socket file behind"
+  same f got
+  # Over TCP the peer learns that the stream is cut: a reset, not an end.
+  rm -f err got
+  timeout 30 sh -c 'cat f; exec sleep 30' > feed &
+  bg_started
+  timeout 30 env --default-signal splice-fromnet -b 127.0.0.1 0 < feed > out 2> err &
+  _pid=$!
+  bg_started
+  PORT=$(listen_port err "$_pid")
+  timeout 30 splice-tonet 127.0.0.1 "$PORT" < /dev/null > got 2> serr &
+  _tpid=$!
+  bg_started
+  wait_until "the peer never got the input" has_bytes got 100000
+  kill -TERM "$(cat "/proc/$_pid/task/$_pid/children")"
+  reap "$_pid" "splice-fromnet < FIFO"
+  status 143 "$REAPED" "splice-fromnet < FIFO after SIGTERM"
+  reap "$_tpid" "splice-tonet, its peer ended by SIGTERM"
+  status 1 "$REAPED" "splice-tonet, its peer ended by SIGTERM"
+  mentions serr "Connection reset by peer"
+}
+
 run_area "$@"
