@@ -1248,7 +1248,8 @@ e_pv_words() {
   echo x > x
   splice-cat --rate-limit 1M x > out || fail "--rate-limit"
   splice-cat --rate-l 1M x > out || fail "--rate-l"
-  splice-tee --output-e=warn < x > out || fail "--output-e=warn"
+  # Pipes on both sides, which --strict needs.
+  cat x | splice-tee --output-e=warn | cat > out || fail "--output-e=warn"
   same x out
 }
 
