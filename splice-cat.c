@@ -164,17 +164,37 @@ parse_options(int argc, char *argv[], struct cat_job *job)
 
 /*
  * POSIX cat refuses to copy a regular file onto itself when it would read
- * what it writes: same inode, and input not already at its end.
+ * what it writes: same inode, and the input reading before where the output
+ * writes (its end, if O_APPEND), as GNU cat 9.6+ has it.  In place, or
+ * from further on, the copy ends.
  */
 static bool
 input_is_output(int in, const struct stat *out_st)
 {
 	struct stat in_st;
+	int out_flags;
+	off_t in_pos;
 
 	if (!S_ISREG(out_st->st_mode) || fstat(in, &in_st) < 0 ||
 	    in_st.st_dev != out_st->st_dev || in_st.st_ino != out_st->st_ino)
 		return false;
-	return lseek(in, 0, SEEK_CUR) < in_st.st_size;
+	in_pos = lseek(in, 0, SEEK_CUR);
+	out_flags = fcntl(STDOUT_FILENO, F_GETFL);
+	return in_pos >= 0 && in_pos < lseek(STDOUT_FILENO, 0,
+	    out_flags >= 0 && (out_flags & O_APPEND) ? SEEK_END : SEEK_CUR);
+}
+
+/*
+ * As GNU cat words it (coreutils' tests check it): "write error: reason"
+ * for the output, "NAME: reason" for an input.
+ */
+static void
+cat_warn(const struct xfer *x, const char *name)
+{
+	if (x->side == SIDE_OUTPUT && !x->refused)
+		warn_msg("write error: %s", strerror(x->err));
+	else
+		xfer_warn(x, name, "standard output");
 }
 
 /*
@@ -189,7 +209,7 @@ skip_part(struct cat_job *job, int in, const char *name)
 	if (job->skip == 0)
 		return true;
 	if (skip_input(&x) < 0)
-		xfer_warn(&x, name, "standard output");
+		cat_warn(&x, name);
 	job->skip -= x.moved;
 	return job->skip == 0 && x.err == 0;
 }
@@ -206,7 +226,7 @@ copy_part(struct cat_job *job, struct xfer *x, const char *name)
 		job->count -= x->moved;
 	if (r == 0)
 		return true;
-	xfer_warn(x, name, "standard output");
+	cat_warn(x, name);
 	/* Output is gone or full: the next file cannot fare better. */
 	return x->side != SIDE_OUTPUT;
 }
@@ -286,12 +306,12 @@ main(int argc, char *argv[])
 	for (; *files && output_ok && job.count > 0; files++)
 		output_ok = cat_file(&job, *files);
 	if (output_ok && cat_format_end(&job.fmt, STDOUT_FILENO) < 0)
-		warn_errno("standard output");
+		warn_errno("write error");
 	/* As dd conv=fsync: an output that cannot be synced (a pipe) fails too. */
 	else if (output_ok && job.fsync_output && fsync(STDOUT_FILENO) < 0)
 		warn_errno("standard output: fsync");
 	report_totals();
 	if (close(STDOUT_FILENO) < 0 && errno != EBADF)
-		warn_errno("standard output");
+		warn_errno("write error");
 	return exit_status();
 }

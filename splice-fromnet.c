@@ -1,6 +1,6 @@
 /*
  * splice-fromnet: a TCP listener that splices what its peer sends into
- * standard output.
+ * standard output and, as nc -l does, its standard input to the peer.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,15 +12,18 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "splice.h"
 
-enum { OPT_TIMEOUT = OPT_TOOL_FIRST, OPT_ALLOW, OPT_POLL, OPT_NONBLOCK };
+enum { OPT_TIMEOUT = OPT_TOOL_FIRST, OPT_ALLOW, OPT_POLL, OPT_NONBLOCK, OPT_CHUNK };
 
 /* What the options chose, for each connection. */
 struct listen_opts {
 	bool keep_open, poll_first;
+	bool no_send;		/* -d, --no-send: standard input is not read */
+	bool send;		/* standard input goes to the peer */
 	unsigned int flags;
 	double timeout_secs, idle_secs;
 	const char *timeout_arg, *unix_path;
@@ -33,29 +36,34 @@ struct listen_opts {
 static void
 help(void)
 {
-	printf("Usage: %s [-4|-6] [-b ADDR] [-klNn] [-s SIZE] [-U PATH] [-w SECS]\n"
-	    "       [--allow ADDR[/PREFIX]]... [--timeout SECS] [--poll] [--nonblock] [-v]\n"
-	    "       [--strict] [--progress] [--name NAME] [--interval SECS] [--numeric]\n"
-	    "       [--pipe-size SIZE] [HOST] PORT | HOST:PORT\n"
+	printf("Usage: %s [-4|-6] [-dklNn] [-b|-s ADDR] [-p PORT] [-U PATH]\n"
+	    "       [-w SECS] [--allow ADDR[/PREFIX]]... [--timeout SECS] [--chunk SIZE]\n"
+	    "       [--poll] [--nonblock] [-v] [--strict] [--progress] [--name NAME]\n"
+	    "       [--interval SECS] [--numeric] [--pipe-size SIZE]\n"
+	    "       [HOST] PORT | HOST:PORT | -p PORT [HOST]\n"
 	    "Listen on TCP PORT (0: any free port), accept a connection and splice(2)\n"
-	    "what the peer sends to standard output.  The address and port listened\n"
-	    "on are printed to standard error.\n"
+	    "what the peer sends to standard output; as nc -l, send standard input to\n"
+	    "the peer meanwhile, unless it is a terminal or /dev/null.  The address and\n"
+	    "port listened on are printed to standard error.\n"
 	    "\n"
 	    "  -4                  listen on IPv4 only\n"
 	    "  -6                  listen on IPv6 only\n"
-	    "  -b, --bind ADDR     listen on ADDR only (default: every address), as HOST\n"
-	    "  -k, --keep-open     accept one connection after another, concatenating them\n"
+	    "  -b, -s, --bind ADDR  listen on ADDR only (default: every address), as HOST\n"
+	    "  -d, --no-send       do not read standard input: receive only\n"
+	    "  -k, --keep-open     accept one connection after another, concatenating\n"
+	    "                      them (standard input is not sent: -d or /dev/null)\n"
 	    "  -l, -N              accepted and ignored, as nc's\n"
 	    "  -n                  numeric ADDR and PORT only, no DNS or service names\n"
-	    "  -s, --chunk SIZE    move at most SIZE bytes per call\n"
+	    "  -p PORT             listen on PORT, as the PORT operand\n"
 	    "  -U PATH             listen on a Unix-domain stream socket (no PORT)\n"
 	    "  -w SECS             end a connection that stays idle for SECS seconds\n"
-	    "      --allow ADDR[/PREFIX]  accept peers from there only (repeatable); close\n"
-	    "                      any other connection at once\n"
-	    "      --timeout SECS  give up when no connection comes within SECS seconds;\n"
-	    "                      with -k, end when none follows within SECS\n"
-	    "      --poll          poll(2) the socket before each splice, as splice.git -w\n"
-	    "      --nonblock      pass SPLICE_F_NONBLOCK to splice(2), as splice.git -n\n"
+	    "      --allow ADDR[/PREFIX]  accept peers from there only (repeatable);\n"
+	    "                      close any other connection at once\n"
+	    "      --timeout SECS  give up when no connection comes within SECS\n"
+	    "                      seconds; with -k, end when none follows within SECS\n"
+	    "      --chunk SIZE    move at most SIZE bytes per call\n"
+	    "      --poll          poll(2) the socket before each splice (splice.git -w)\n"
+	    "      --nonblock      pass SPLICE_F_NONBLOCK to splice(2) (splice.git -n)\n"
 	    COMMON_HELP, progname);
 }
 
@@ -94,30 +102,113 @@ receive_polling(struct xfer *x, size_t call_bytes)
 	return 0;
 }
 
-/* [HOST] PORT, HOST:PORT or [V6ADDR]:PORT; a bad one is a usage error. */
+/*
+ * [HOST] PORT, HOST:PORT or [V6ADDR]:PORT; with -p (*port set), [HOST].  A
+ * bad one is a usage error.
+ */
 static void
 parse_operands(int argc, char *argv[], const char **host, char **port)
 {
 	char *split_host;
 
-	if (argc == 0)
-		usage_error("missing PORT");
-	if (argc > 2)
-		usage_error("extra operand '%s'", argv[2]);
-	if (argc == 2 && *host)
-		usage_error("both -b and HOST: '%s'", argv[0]);
-	*port = argv[argc - 1];
-	if (argc == 2)
-		*host = argv[0];
-	else if (strchr(argv[0], ':')) {
-		if (*host)
+	if (*port) {
+		if (argc > 1)
+			usage_error("extra operand '%s'", argv[1]);
+		if (argc == 1 && *host)
 			usage_error("both -b and HOST: '%s'", argv[0]);
-		if (tcp_split(argv[0], &split_host, port) < 0)
-			usage_error("expected PORT, HOST:PORT or [ADDR]:PORT: '%s'", argv[0]);
-		*host = split_host;
+		/* Digits alone are a port, not an address (inet_aton's "0"). */
+		if (argc == 1 && (strspn(argv[0], "0123456789") == strlen(argv[0]) ||
+		    (strchr(argv[0], ':') && tcp_split(argv[0], &split_host, port) == 0)))
+			usage_error("both -p and PORT: '%s'", argv[0]);
+		if (argc == 1)
+			*host = argv[0];
+	} else {
+		if (argc == 0)
+			usage_error("missing PORT");
+		if (argc > 2)
+			usage_error("extra operand '%s'", argv[2]);
+		if (argc == 2 && *host)
+			usage_error("both -b and HOST: '%s'", argv[0]);
+		*port = argv[argc - 1];
+		if (argc == 2)
+			*host = argv[0];
+		else if (strchr(argv[0], ':')) {
+			if (*host)
+				usage_error("both -b and HOST: '%s'", argv[0]);
+			if (tcp_split(argv[0], &split_host, port) < 0)
+				usage_error("expected PORT, HOST:PORT or [ADDR]:PORT: '%s'",
+				    argv[0]);
+			*host = split_host;
+		}
 	}
 	if (!port_valid(*port, true))
 		usage_error("invalid PORT '%s' (0 to 65535, or a service name)", *port);
+}
+
+/*
+ * As nc -l: standard input goes to the peer, unless there is nothing to
+ * send, a terminal (someone typing to the listener rarely means it), or
+ * /dev/null (a background job's, or a closed one filled in).
+ */
+static bool
+stdin_sends(void)
+{
+	struct stat in_st, null_st;
+
+	if (fstat(STDIN_FILENO, &in_st) < 0 || isatty(STDIN_FILENO))
+		return false;
+	return !(S_ISCHR(in_st.st_mode) && stat("/dev/null", &null_st) == 0 &&
+	    in_st.st_rdev == null_st.st_rdev);
+}
+
+/* The socket file is ours: it goes with the tool, however it ends. */
+static const char *socket_file;
+
+static void
+remove_socket_file(void)
+{
+	unlink(socket_file);
+}
+
+/* An ending signal while the input is sent: the peer is reset, the file goes. */
+static void
+reset_and_remove_socket_file(void)
+{
+	tcp_reset_registered();
+	if (socket_file)
+		remove_socket_file();
+}
+
+/* Both ways at once: standard input to the peer, the peer to standard output. */
+static int
+exchange(int sock, const struct listen_opts *lo, const struct engine_opts *eo,
+    const char *peer_name)
+{
+	static int sock_fd;	/* for the signal handlers, which outlive this call */
+	struct duplex d = {
+		.in = STDIN_FILENO, .sock = sock, .out = STDOUT_FILENO,
+		.idle_secs = lo->idle_secs, .opts = *eo,
+	};
+	int r;
+
+	if (lo->chunk && (d.opts.call_bytes_max == 0 || lo->chunk < d.opts.call_bytes_max))
+		d.opts.call_bytes_max = (size_t)lo->chunk;
+	/* A signal, like an error, must not look like the end of what we send. */
+	sock_fd = sock;
+	tcp_abort_on_signals(&sock_fd, 1);
+	on_ending_signal(reset_and_remove_socket_file);
+	r = duplex_run(&d);
+	if (r < 0) {
+		duplex_warn(&d, peer_name);
+		tcp_abort(sock);
+	} else
+		close(sock);
+	tcp_abort_on_signals(NULL, 0);
+	on_ending_signal(reset_and_remove_socket_file);
+	if (common.verbose)
+		note("%s: %llu bytes received, %llu sent", peer_name,
+		    (unsigned long long)d.received, (unsigned long long)d.sent);
+	return r;
 }
 
 /*
@@ -140,7 +231,8 @@ serve_one(int *listener, const struct listen_opts *lo, const struct engine_opts 
 	if (x.in < 0) {
 		/* -k ends when the senders stop coming. */
 		if (errno == ETIMEDOUT && *accepted == 0)
-			warn_msg("no connection within %s seconds", lo->timeout_arg);
+			warn_msg("no connection within %s second%s", lo->timeout_arg,
+			    lo->timeout_secs == 1 ? "" : "s");
 		else if (errno != ETIMEDOUT)
 			warn_errno("accept");
 		return 0;
@@ -165,6 +257,8 @@ serve_one(int *listener, const struct listen_opts *lo, const struct engine_opts 
 	}
 	if (common.verbose)
 		note("connection from %s", peer_name);
+	if (lo->send)
+		return exchange(x.in, lo, eo, peer_name) == 0 && lo->keep_open;
 	if (lo->poll_first)
 		r = receive_polling(&x, lo->chunk ? (size_t)lo->chunk :
 		    lo->cap > 0 ? (size_t)lo->cap : 65536);
@@ -177,15 +271,6 @@ serve_one(int *listener, const struct listen_opts *lo, const struct engine_opts 
 	close(x.in);
 	/* Output gone or full: the next sender cannot fare better. */
 	return r == 0 || x.side == SIDE_INPUT;
-}
-
-/* The socket file is ours: it goes with the tool, however it ends. */
-static const char *socket_file;
-
-static void
-remove_socket_file(void)
-{
-	unlink(socket_file);
 }
 
 /* A reader that goes away ends us by SIGPIPE, as cat: the file goes first. */
@@ -223,6 +308,12 @@ listen_and_serve(struct listen_opts *lo, const struct tcp_opts *to, const char *
 	if (exit_status() != 0)
 		return exit_status();
 	lo->cap = fd_is_pipe(STDOUT_FILENO) ? pipe_grow(STDOUT_FILENO, &eo) : -1;
+	if (lo->send) {
+		/* A peer that goes away is reported as EPIPE, not a silent death. */
+		signal(SIGPIPE, SIG_IGN);
+		if (fd_is_pipe(STDIN_FILENO))
+			pipe_grow(STDIN_FILENO, &eo);
+	}
 	listener = lo->unix_path ? unix_listen(lo->unix_path) :
 	    tcp_listen(bind_addr, port, to, &here);
 	if (listener < 0)
@@ -252,8 +343,9 @@ main(int argc, char *argv[])
 {
 	static const struct option longopts[] = {
 		{ "bind", required_argument, NULL, 'b' },
+		{ "no-send", no_argument, NULL, 'd' },
 		{ "keep-open", no_argument, NULL, 'k' },
-		{ "chunk", required_argument, NULL, 's' },
+		{ "chunk", required_argument, NULL, OPT_CHUNK },
 		{ "allow", required_argument, NULL, OPT_ALLOW },
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 		{ "poll", no_argument, NULL, OPT_POLL },
@@ -274,18 +366,25 @@ main(int argc, char *argv[])
 		warn_errno("calloc");
 		return EXIT_ERROR;
 	}
-	while ((opt = getopt_long(argc, argv, NET_SHORT_OPTIONS "b:kls:U:w:" COMMON_SHORT_OPTIONS, longopts,
-	    NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, NET_SHORT_OPTIONS "b:dklp:s:U:w:" COMMON_SHORT_OPTIONS,
+	    longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'b':
+		case 's':
 			bind_addr = optarg;
+			break;
+		case 'd':
+			lo.no_send = true;
 			break;
 		case 'k':
 			lo.keep_open = true;
 			break;
 		case 'l':
 			break;
-		case 's':
+		case 'p':
+			port = optarg;
+			break;
+		case OPT_CHUNK:
 			lo.chunk = option_size("--chunk", optarg);
 			if (lo.chunk == 0 || lo.chunk > 1UL << 30)
 				usage_error("--chunk: must be 1 to 1G bytes: '%s'", optarg);
@@ -319,10 +418,14 @@ main(int argc, char *argv[])
 	if (lo.unix_path) {
 		if (argc > optind)
 			usage_error("-U PATH takes no HOST or PORT: '%s'", argv[optind]);
-		if (bind_addr || lo.nallow || to.family != AF_UNSPEC)
-			usage_error("-U: -b, --allow, -4 and -6 are for TCP");
+		if (bind_addr || port || lo.nallow || to.family != AF_UNSPEC)
+			usage_error("-U: -b, -s, -p, --allow, -4 and -6 are for TCP");
 	} else
 		parse_operands(argc - optind, argv + optind, &bind_addr, &port);
+	lo.send = !lo.no_send && stdin_sends();
+	if (lo.send && lo.keep_open)
+		usage_error("-k: one standard input cannot go to many peers;"
+		    " add -d, or read /dev/null");
 	status = listen_and_serve(&lo, &to, bind_addr, port);
 	free(lo.allow);
 	return status;

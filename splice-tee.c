@@ -30,7 +30,7 @@ static const char *const mode_names[] = {
 	[OE_EXIT_NOPIPE] = "exit-nopipe",
 };
 
-enum { OPT_OUTPUT_ERROR = OPT_TOOL_FIRST };
+enum { OPT_OUTPUT_ERROR = OPT_TOOL_FIRST, OPT_PV_OUTPUT };
 
 static enum output_error mode = OE_SIGPIPE;
 /* SIGPIPE was ignored when we started: EPIPE is an error to report, as in tee. */
@@ -153,6 +153,8 @@ main(int argc, char *argv[])
 		{ "move", no_argument, NULL, 'm' },
 		{ "net", required_argument, NULL, 'n' },
 		{ "output-error", optional_argument, NULL, OPT_OUTPUT_ERROR },
+		/* pv's --output names the one output: no abbreviation of ours. */
+		{ "output", no_argument, NULL, OPT_PV_OUTPUT },
 		RATE_LIMIT_LONG_OPTION,
 		COMMON_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 }
@@ -217,6 +219,9 @@ main(int argc, char *argv[])
 		case OPT_OUTPUT_ERROR:
 			mode = parse_mode(optarg);
 			break;
+		case OPT_PV_OUTPUT:
+			usage_error("--output: no such option (each FILE is an output);"
+			    " --output-error is spelled out");
 		default:
 			common_option(opt, optarg, help);
 		}
@@ -247,6 +252,7 @@ main(int argc, char *argv[])
 		return EXIT_ERROR;
 	}
 	job.outs = outs;
+	job.watch_pipes = mode == OE_WARN_NOPIPE || mode == OE_EXIT_NOPIPE;
 	outs[0].fd = STDOUT_FILENO;
 	outs[0].name = "standard output";
 	if (closed & STD_FD(STDOUT_FILENO)) {
@@ -308,6 +314,10 @@ main(int argc, char *argv[])
 		if (o->fd >= 0 && close(o->fd) < 0)
 			warn_errno("%s", o->name);
 	}
+	/* What the method totals sum, output by output. */
+	for (o = outs; common.verbose && o < outs + job.nouts; o++)
+		note("%s: %llu bytes%s", o->name, (unsigned long long)o->moved,
+		    o->gone ? " (dropped)" : "");
 	report_totals();
 	if (close(STDOUT_FILENO) < 0 && errno != EBADF && !outs[0].gone)
 		warn_errno("standard output");

@@ -41,20 +41,20 @@ help(void)
 	    COMMON_HELP, progname);
 }
 
-/* "HOST PORT: reason" and the like, by whose error it was. */
+/* -v: the peer as given, and the address that took the connection. */
 static void
-duplex_warn(const struct duplex *d, const char *peer)
+note_connected(int sock, const char *peer, bool is_unix)
 {
-	const char *name = d->party == PARTY_IN ? "standard input" :
-	    d->party == PARTY_OUT ? "standard output" : peer;
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+	struct tcp_name name;
 
-	if (d->refused)
-		warn_msg("%s: %s: %s (--strict: no fallback to read/write)", name, d->call,
-		    strerror(d->err));
-	else if (d->party == PARTY_NONE)
-		warn_msg("%s: %s", d->call, strerror(d->err));
-	else
-		warn_msg("%s: %s", name, strerror(d->err));
+	if (is_unix || getpeername(sock, (struct sockaddr *)&ss, &len) < 0) {
+		note("connected to %s", peer);
+		return;
+	}
+	tcp_name_of((struct sockaddr *)&ss, &name);
+	note("connected to %s (%s port %u)", peer, name.host, name.port);
 }
 
 /* HOST PORT or HOST:PORT from the operands; a bad one is a usage error. */
@@ -158,7 +158,7 @@ main(int argc, char *argv[])
 	/* A signal, like an error, must not look like the end of the stream. */
 	tcp_abort_on_signals(&d.sock, 1);
 	if (common.verbose)
-		note("connected to %s", peer);
+		note_connected(d.sock, peer, unix_path != NULL);
 	if (duplex_run(&d) < 0) {
 		duplex_warn(&d, peer);
 		tcp_abort(d.sock);

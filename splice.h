@@ -21,7 +21,7 @@
  *   tee_pipes.c   tee_open(): the tee engine's pipes         -> fd, msg
  *   tcp.c         connect, listen, accept, reset             -> addr, progress, fd, msg
  *   addr.c        HOST:PORT, ports, --allow nets, -4 -6 -n   (libc only)
- *   duplex.c      duplex_run(): to a socket and back at once -> move, fd, account
+ *   duplex.c      duplex_run(): to a socket and back at once -> move, fd, account, msg
  *   pattern.c     the patterns vmsplice writes               -> msg
  *   vmsplice_io.c vmsplice(2) in and out of a pipe           -> fd, account
  *   mem.c         aligned anonymous memory, huge pages       (libc only)
@@ -67,6 +67,8 @@ void warn_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* 0, or EXIT_ERROR once warn_errno() or warn_msg() was called. */
 int exit_status(void);
+/* "s", or "" when n is 1: "%llu second%s". */
+const char *plural_s(uint64_t n);
 /* "prog: MSG" and "Try 'prog --help'." on stderr, exit 2. */
 noreturn void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "prog (splice-tools) X.Y.Z" on stdout, exit 0. */
@@ -129,6 +131,7 @@ enum {
 	OPT_NUMERIC,
 	OPT_PIPE_SIZE,
 	OPT_VERBOSE,		/* --verbose, for a tool whose -v means something else */
+	OPT_PV_RATE,		/* --rate, pv's rate display: a usage error */
 	OPT_TOOL_FIRST = 0x120,	/* first code free for a tool's own options */
 };
 
@@ -160,7 +163,7 @@ enum {
 	"      --strict        fail instead of falling back from zero-copy\n" \
 	"      --progress      print a status line on stderr about once a second\n" \
 	"      --name NAME     start the status line with NAME (implies --progress)\n" \
-	"      --interval SECS  status every SECS seconds (default 1; implies --progress)\n" \
+	"      --interval SECS  status every SECS s (default 1; implies --progress)\n" \
 	"      --numeric       status as numbers, one a line: percent when the total\n" \
 	"                      is known, else bytes (implies --progress)\n" \
 	"      --pipe-size SIZE  pipe capacity to ask for (default 1M)\n" \
@@ -172,7 +175,10 @@ enum {
  * option string, the long option in its array and the help line in its
  * --help; common_option() parses it.
  */
-#define RATE_LIMIT_LONG_OPTION { "rate-limit", required_argument, NULL, 'L' }
+#define RATE_LIMIT_LONG_OPTION \
+	{ "rate-limit", required_argument, NULL, 'L' }, \
+	/* pv's --rate shows the rate: no abbreviation of --rate-limit. */ \
+	{ "rate", no_argument, NULL, OPT_PV_RATE }
 #define RATE_LIMIT_HELP \
 	"  -L, --rate-limit RATE  move at most RATE bytes a second (4M, 500KB)\n"
 
@@ -525,6 +531,12 @@ void tcp_abort(int fd);
  */
 void tcp_abort_on_signals(const int *fds, size_t nfds);
 /*
+ * The hook tcp_abort_on_signals() gives on_ending_signal(): the registered
+ * sockets end with a reset when the process ends.  For a tool whose own
+ * hook must do more.
+ */
+void tcp_reset_registered(void);
+/*
  * Ends the tool by sig's default action (128+sig), after resetting the
  * connections registered with tcp_abort_on_signals(): what a signal the
  * tool had to ignore would have done (splice-tee's vanished pipe reader,
@@ -568,6 +580,11 @@ struct duplex {
  * d->err and d->call set; prints nothing but -v notes.
  */
 int duplex_run(struct duplex *d);
+/*
+ * After duplex_run() failed: "prog: NAME: reason", NAME being standard
+ * input, standard output or peer, whoever's error it was.
+ */
+void duplex_warn(const struct duplex *d, const char *peer);
 
 /* ---- tee, one input to many outputs: lib/tee.c --------------------------- */
 
@@ -607,6 +624,12 @@ struct tee_job {
 	 * o->call set; returns false to stop at once (tee's "exit" modes).
 	 */
 	bool (*output_failed)(struct tee_out *o);
+	/*
+	 * While the input is idle, an output pipe whose reader left is
+	 * dropped at once (EPIPE), so that with none left the job ends
+	 * without waiting for input: GNU tee -p.
+	 */
+	bool watch_pipes;
 	unsigned int flags;	/* extra SPLICE_F_* flags for splice(2) (MOVE) */
 	struct engine_opts opts;	/* strict, verbose, pipe size */
 	/* results */
@@ -668,24 +691,31 @@ enum pattern_kind {
 	PAT_RAMP,		/* offset & 0xff, the 2006 tool's */
 	PAT_SEQ,		/* each 8-byte little-endian word is its own offset */
 	PAT_RANDOM,		/* a counter-based PRNG of the word index and a seed */
+	PAT_TEXT,		/* a string, over and over: yes(1) */
 };
 
 struct pattern {
 	enum pattern_kind kind;
 	unsigned char byte;	/* PAT_FILL */
 	uint64_t seed;		/* PAT_RANDOM */
+	const unsigned char *text;	/* PAT_TEXT, its escapes decoded */
+	size_t text_bytes;	/* PAT_TEXT: at least 1 */
 };
 
 /* The names --help prints. */
-#define PATTERN_NAMES "zero | fill:BYTE | ramp | seq | random[:SEED]"
+#define PATTERN_NAMES "zero, fill:BYTE, ramp, seq, random[:SEED], text:STRING"
 
 /*
  * Parses "zero", "fill:BYTE" (0 to 255, decimal or 0x..), "ramp", "seq",
- * "random" or "random:SEED" (0 to 2^64-1); anything else is a usage error
- * naming OPT.
+ * "random", "random:SEED" (0 to 2^64-1) or "text:STRING" (C's escapes:
+ * \n, \t, \\, \0, \x41, \101, ...; not empty); anything else is a usage
+ * error naming OPT.
  */
 void pattern_parse(const char *opt, const char *arg, struct pattern *p);
-/* "seq", "fill:0x41", "random:7": what pattern_parse() would take back. */
+/*
+ * "seq", "fill:0x41", "random:7", "text:y\n": what pattern_parse() would
+ * take back (a long text is cut short, "...").
+ */
 const char *pattern_label(const struct pattern *p);
 /* Writes the pattern's bytes for stream offsets offset..offset+len-1. */
 void pattern_fill(const struct pattern *p, uint64_t offset, void *buf, size_t len);
@@ -698,8 +728,12 @@ void pattern_fill_stream(const struct pattern *p, uint64_t offset, void *buf, si
 size_t pattern_check(const struct pattern *p, uint64_t offset, const void *buf, size_t len);
 /* The pattern's byte at one offset. */
 unsigned char pattern_byte(const struct pattern *p, uint64_t offset);
-/* True when the bytes at offset o and o + period are equal for every o. */
-bool pattern_repeats(const struct pattern *p, uint64_t period);
+/*
+ * The smallest period of the pattern (the bytes at o and o + period are
+ * equal for every o): 1 for zero and fill, 256 for ramp, the text's length;
+ * 0 for a pattern that never repeats (seq, random).
+ */
+uint64_t pattern_period(const struct pattern *p);
 
 /*
  * Puts len bytes at buf into pipe fd with vmsplice(2): the pipe takes

@@ -1,7 +1,7 @@
 /*
  * vmsplice-touser: read standard input into user memory with vmsplice(2),
  * which copies when its fd is a pipe's read end; check it against a
- * vmsplice pattern, dump it, or count it.
+ * vmsplice pattern or a file, dump it, or count it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,23 +16,29 @@
 
 enum {
 	OPT_VERIFY = OPT_TOOL_FIRST,
+	OPT_COMPARE,
+	OPT_CHUNK,
 };
 
 static void
 help(void)
 {
-	printf("Usage: %s [-cdn] [-s SIZE] [--verify PATTERN] [-v] [--strict]\n"
-	    "       [--progress] [--name NAME] [--interval SECS] [--numeric]\n"
-	    "       [--pipe-size SIZE]\n"
+	printf("Usage: %s [-cdn] [-s SIZE|inf] [--verify PATTERN | --compare FILE]\n"
+	    "       [--chunk SIZE] [-v] [--strict] [--progress] [--name NAME]\n"
+	    "       [--interval SECS] [--numeric] [--pipe-size SIZE]\n"
 	    "Read standard input, a pipe, into user memory with vmsplice(2), and check,\n"
 	    "dump or count what came.\n"
 	    "\n"
 	    "      --verify PATTERN  check the bytes against a vmsplice pattern,\n"
 	    "                      " PATTERN_NAMES ",\n"
 	    "                      and name the first wrong offset\n"
+	    "      --compare FILE  check the bytes against FILE; at the first difference\n"
+	    "                      say where, as cmp - FILE does, and exit 1\n"
 	    "  -d, --dump          write the bytes in hex and ASCII, as od -A d -t x1z -v\n"
 	    "  -c, --count         write the number of bytes read\n"
-	    "  -s, --size SIZE     read at most SIZE bytes per call (default: half the\n"
+	    "  -s, --size SIZE     read SIZE bytes, then stop, or inf (the default: to\n"
+	    "                      the end of the input)\n"
+	    "      --chunk SIZE    read at most SIZE bytes per call (default: half the\n"
 	    "                      pipe, 64K to 1M; other input 1M)\n"
 	    "  -n, --nonblock      SPLICE_F_NONBLOCK, waiting in poll(2)\n"
 	    COMMON_HELP, progname);
@@ -123,143 +129,315 @@ dump_end(struct dumper *d)
 	put_number(d->offset, "%07llu\n");
 }
 
-/*
- * Without -s, a pipe is read a part at a time, so that its writer refills
- * it meanwhile (pipe_request_bytes()); the capacity is read each call, as
- * the writer may grow the pipe after we start.  At most the buffer.
- */
-static size_t
-call_bytes(size_t buf_bytes, bool by_rule)
-{
-	size_t want = by_rule ? pipe_request_bytes(pipe_capacity(STDIN_FILENO)) : buf_bytes;
+/* --compare FILE: where the input stands against FILE, counted as cmp counts. */
+struct comparison {
+	int fd;
+	const char *name;
+	unsigned char *buf;	/* FILE's bytes for one block of the input */
+	uint64_t newlines;	/* in the bytes that matched so far */
+	bool ends_line;		/* the last byte that matched was a newline */
+	bool differ;		/* the bytes differ: "- FILE differ" was written */
+};
 
-	return want < buf_bytes ? want : buf_bytes;
+/* cmp's words for an input that ended first: "EOF on NAME after byte N, line L". */
+static void
+compare_eof(const struct comparison *c, const char *name, uint64_t bytes)
+{
+	/* A last line that is not whole is the line "in" which the input ended. */
+	uint64_t line = c->ends_line ? c->newlines : c->newlines + 1;
+
+	if (bytes == 0)
+		warn_msg("EOF on %s which is empty", name);
+	else
+		warn_msg("EOF on %s after byte %llu, %sline %llu", name, (unsigned long long)bytes,
+		    c->ends_line ? "" : "in ", (unsigned long long)line);
 }
 
-int
-main(int argc, char *argv[])
+static uint64_t
+count_newlines(const unsigned char *buf, size_t len)
+{
+	uint64_t n = 0;
+
+	for (const unsigned char *p = buf; (p = memchr(p, '\n', len - (size_t)(p - buf))); p++)
+		n++;
+	return n;
+}
+
+/*
+ * The next len bytes of the input, at stream offset total, against FILE's.
+ * Returns how many are the same: len, or fewer after the difference or the
+ * end of FILE was reported.
+ */
+static size_t
+compare_block(struct comparison *c, uint64_t total, const unsigned char *buf, size_t len)
+{
+	size_t have = 0, same = 0;
+
+	while (have < len) {
+		ssize_t r = read_retry(c->fd, c->buf + have, len - have);
+
+		if (r < 0) {
+			warn_errno("%s", c->name);
+			return 0;
+		}
+		if (r == 0)
+			break;
+		have += (size_t)r;
+	}
+	while (same < have && buf[same] == c->buf[same])
+		same++;
+	c->newlines += count_newlines(buf, same);
+	if (same > 0)
+		c->ends_line = buf[same - 1] == '\n';
+	if (same < have) {
+		uint64_t byte = total + same + 1, line_number = c->newlines + 1;
+		char line[600];
+		int n = snprintf(line, sizeof(line), "- %s differ: byte %llu, line %llu\n", c->name,
+		    (unsigned long long)byte, (unsigned long long)line_number);
+
+		out_put(line, n < (int)sizeof(line) ? (size_t)n : sizeof(line) - 1);
+		c->differ = true;
+	} else if (have < len)
+		compare_eof(c, c->name, total + have);
+	return same;
+}
+
+/* The input ended after total bytes: so must FILE. */
+static void
+compare_end(struct comparison *c, uint64_t total)
+{
+	unsigned char byte;
+	ssize_t r = read_retry(c->fd, &byte, 1);
+
+	if (r < 0)
+		warn_errno("%s", c->name);
+	else if (r > 0)
+		compare_eof(c, "-", total);
+}
+
+/* What the options asked for. */
+struct touser_job {
+	struct pattern pattern;		/* --verify */
+	bool verify, dumping, counting, nonblock;
+	bool chunk_given;		/* --chunk: else the pipe's rule */
+	uint64_t chunk_bytes;		/* the buffer, and most bytes per call */
+	uint64_t size;			/* -s: bytes to read, TO_EOF: all */
+	struct comparison compare;	/* --compare, fd -1 without */
+};
+
+static void
+parse_options(int argc, char *argv[], struct touser_job *job)
 {
 	static const struct option longopts[] = {
 		{ "verify", required_argument, NULL, OPT_VERIFY },
+		{ "compare", required_argument, NULL, OPT_COMPARE },
 		{ "dump", no_argument, NULL, 'd' },
 		{ "count", no_argument, NULL, 'c' },
 		{ "size", required_argument, NULL, 's' },
+		{ "chunk", required_argument, NULL, OPT_CHUNK },
 		{ "nonblock", no_argument, NULL, 'n' },
 		COMMON_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 }
 	};
-	struct pattern pattern = { .kind = PAT_ZERO };
-	struct dumper dumper = { .have = 0 };
-	bool verify = false, dumping = false, counting = false, nonblock = false, in_pipe;
-	bool size_given = false;
-	uint64_t buf_bytes = DEFAULT_PIPE_BYTES, total = 0;
-	struct engine_opts eo;
-	unsigned char *buf;
 	int opt;
 
-	set_progname(argv);
 	while ((opt = getopt_long(argc, argv, "cdns:" COMMON_SHORT_OPTIONS, longopts,
 	    NULL)) != -1) {
 		switch (opt) {
 		case OPT_VERIFY:
-			pattern_parse("--verify", optarg, &pattern);
-			verify = true;
+			pattern_parse("--verify", optarg, &job->pattern);
+			job->verify = true;
+			break;
+		case OPT_COMPARE:
+			job->compare.name = optarg;
 			break;
 		case 'd':
-			dumping = true;
+			job->dumping = true;
 			break;
 		case 'c':
-			counting = true;
+			job->counting = true;
 			break;
 		case 's':
-			buf_bytes = option_size("--size", optarg);
-			size_given = true;
-			if (buf_bytes == 0 || buf_bytes > 1UL << 30)
-				usage_error("--size: must be 1 to 1G bytes: '%s'", optarg);
+			job->size = strcmp(optarg, "inf") == 0 ? TO_EOF :
+			    option_size("--size", optarg);
+			break;
+		case OPT_CHUNK:
+			job->chunk_bytes = option_size("--chunk", optarg);
+			job->chunk_given = true;
+			if (job->chunk_bytes == 0 || job->chunk_bytes > 1UL << 30)
+				usage_error("--chunk: must be 1 to 1G bytes: '%s'", optarg);
 			break;
 		case 'n':
-			nonblock = true;
+			job->nonblock = true;
 			break;
 		default:
 			common_option(opt, optarg, help);
 		}
 	}
 	no_operands(argc, argv);
-	eo = engine_opts();
-	(void)tool_start(STD_FD(STDIN_FILENO) |
-	    (dumping || counting ? STD_FD(STDOUT_FILENO) : 0), COUNT_MOVED);
-	if (exit_status() != 0)
-		return exit_status();
-	account_set_total(fd_size_left(STDIN_FILENO));
+	if (job->verify && job->compare.name)
+		usage_error("--verify and --compare: one reference at a time");
+}
 
-	/*
-	 * vmsplice(2) reads a pipe only through a read-only descriptor: on one
-	 * opened for writing too (a FIFO opened with <>) it would write our
-	 * buffer into the pipe instead.
-	 */
-	in_pipe = fd_is_pipe(STDIN_FILENO) &&
+/*
+ * Without --chunk, a pipe is read a part at a time, so that its writer
+ * refills it meanwhile (pipe_request_bytes()); the capacity is read each
+ * call, as the writer may grow the pipe after we start.  At most the
+ * buffer, and at most what -s leaves.
+ */
+static size_t
+call_bytes(const struct touser_job *job, bool in_pipe, uint64_t total)
+{
+	size_t want = in_pipe && !job->chunk_given ?
+	    pipe_request_bytes(pipe_capacity(STDIN_FILENO)) : (size_t)job->chunk_bytes;
+
+	if (want > job->chunk_bytes)
+		want = (size_t)job->chunk_bytes;
+	return job->size - total < want ? (size_t)(job->size - total) : want;
+}
+
+/*
+ * Checks n bytes that came at stream offset total against --verify or
+ * --compare; returns how many are good (n, or the good part before the
+ * first wrong byte, which was reported).
+ */
+static size_t
+check_block(struct touser_job *job, uint64_t total, const unsigned char *buf, size_t n)
+{
+	size_t good = n;
+
+	if (job->verify) {
+		uint64_t bad;
+
+		good = pattern_check(&job->pattern, total, buf, n);
+		bad = total + good;
+		if (good < n)
+			warn_msg("standard input: byte %llu is 0x%02x, expected 0x%02x"
+			    " (pattern %s)", (unsigned long long)bad, buf[good],
+			    pattern_byte(&job->pattern, bad), pattern_label(&job->pattern));
+	} else if (job->compare.fd >= 0)
+		good = compare_block(&job->compare, total, buf, n);
+	return good;
+}
+
+/* Reads the input, to its end or -s, checking and dumping; the bytes read. */
+static uint64_t
+read_input(struct touser_job *job, bool in_pipe, unsigned char *buf, struct dumper *dumper)
+{
+	uint64_t total = 0;
+
+	while (total < job->size) {
+		size_t want = call_bytes(job, in_pipe, total), good;
+		ssize_t n = in_pipe ? vmsplice_read(STDIN_FILENO, buf, want, job->nonblock) :
+		    read_retry(STDIN_FILENO, buf, want);
+
+		if (n < 0) {
+			warn_errno("standard input");
+			return total;
+		}
+		if (n == 0) {
+			if (job->compare.fd >= 0)
+				compare_end(&job->compare, total);
+			return total;
+		}
+		account(in_pipe ? M_VMSPLICE : M_READ_WRITE, (uint64_t)n);
+		good = check_block(job, total, buf, (size_t)n);
+		if (good < (size_t)n) {
+			/* The dump ends with the wrong byte; -c counts good ones. */
+			if (job->dumping)
+				dump(dumper, buf, good + 1);
+			return total + good;
+		}
+		if (job->dumping)
+			dump(dumper, buf, (size_t)n);
+		total += (uint64_t)n;
+		/* A reader that went away (EPIPE with SIGPIPE ignored) ends the run. */
+		if (out_failed)
+			return total;
+	}
+	return total;
+}
+
+/*
+ * vmsplice(2) reads a pipe only through a read-only descriptor: on one
+ * opened for writing too (a FIFO opened with <>) it would write our buffer
+ * into the pipe instead.  False after the message when --strict refuses.
+ */
+static bool
+stdin_by_vmsplice(bool *in_pipe)
+{
+	*in_pipe = fd_is_pipe(STDIN_FILENO) &&
 	    (fcntl(STDIN_FILENO, F_GETFL) & O_ACCMODE) == O_RDONLY;
-	if (!in_pipe && common.strict) {
+	if (!*in_pipe && common.strict) {
 		warn_msg("standard input: %s, vmsplice(2) needs a read-only pipe"
 		    " (--strict: no fallback to read)", fd_is_pipe(STDIN_FILENO) ?
 		    "a pipe open for writing too" : "not a pipe");
-		return EXIT_ERROR;
+		return false;
 	}
+	return true;
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct touser_job job = {
+		.pattern = { .kind = PAT_ZERO }, .chunk_bytes = DEFAULT_PIPE_BYTES,
+		.size = TO_EOF, .compare = { .fd = -1 },
+	};
+	struct dumper dumper = { .have = 0 };
+	struct engine_opts eo;
+	uint64_t total, left;
+	unsigned char *buf;
+	bool in_pipe;
+
+	set_progname(argv);
+	parse_options(argc, argv, &job);
+	eo = engine_opts();
+	(void)tool_start(STD_FD(STDIN_FILENO) |
+	    (job.dumping || job.counting || job.compare.name ? STD_FD(STDOUT_FILENO) : 0),
+	    COUNT_MOVED);
+	if (exit_status() != 0)
+		return exit_status();
+	left = fd_size_left(STDIN_FILENO);
+	account_set_total(left < job.size ? left : job.size);
+	if (!stdin_by_vmsplice(&in_pipe))
+		return EXIT_ERROR;
 	/* Only on request: the pipe belongs to the writer, which sized it. */
 	if (in_pipe && common.pipe_bytes)
 		pipe_grow(STDIN_FILENO, &eo);
-	buf = mmap(NULL, (size_t)buf_bytes, PROT_READ | PROT_WRITE,
+	if (job.compare.name &&
+	    (job.compare.fd = open(job.compare.name, O_RDONLY | O_CLOEXEC)) < 0) {
+		warn_errno("%s", job.compare.name);
+		return EXIT_ERROR;
+	}
+	buf = mmap(NULL, (size_t)job.chunk_bytes, PROT_READ | PROT_WRITE,
 	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (buf == MAP_FAILED) {
+	if (buf != MAP_FAILED && job.compare.name)
+		job.compare.buf = mmap(NULL, (size_t)job.chunk_bytes, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (buf == MAP_FAILED || job.compare.buf == MAP_FAILED) {
 		warn_errno("mmap");
 		return EXIT_ERROR;
 	}
 
-	for (;;) {
-		ssize_t n = in_pipe ?
-		    vmsplice_read(STDIN_FILENO, buf, call_bytes(buf_bytes, !size_given), nonblock) :
-		    read_retry(STDIN_FILENO, buf, (size_t)buf_bytes);
-
-		if (n < 0) {
-			warn_errno("standard input");
-			break;
-		}
-		if (n == 0)
-			break;
-		account(in_pipe ? M_VMSPLICE : M_READ_WRITE, (uint64_t)n);
-		if (verify) {
-			size_t good = pattern_check(&pattern, total, buf, (size_t)n);
-
-			if (good < (size_t)n) {
-				uint64_t bad = total + good;
-
-				warn_msg("standard input: byte %llu is 0x%02x, expected 0x%02x"
-				    " (pattern %s)", (unsigned long long)bad, buf[good],
-				    pattern_byte(&pattern, bad), pattern_label(&pattern));
-				/* The dump ends with the wrong byte; -c counts good ones. */
-				if (dumping)
-					dump(&dumper, buf, good + 1);
-				total += good;
-				break;
-			}
-		}
-		if (dumping)
-			dump(&dumper, buf, (size_t)n);
-		total += (uint64_t)n;
-		/* A reader that went away (EPIPE with SIGPIPE ignored) ends the run. */
-		if (out_failed)
-			break;
-	}
-	if (dumping)
+	total = read_input(&job, in_pipe, buf, &dumper);
+	if (job.dumping)
 		dump_end(&dumper);
-	if (counting)
+	if (job.counting)
 		put_number(total, "%llu\n");
 	out_flush();
-	if (verify && exit_status() == 0 && common.verbose)
-		note("%llu bytes match pattern %s", (unsigned long long)total,
-		    pattern_label(&pattern));
+	if (exit_status() == 0 && !job.compare.differ && common.verbose) {
+		if (job.verify)
+			note("%llu bytes match pattern %s", (unsigned long long)total,
+			    pattern_label(&job.pattern));
+		else if (job.compare.name)
+			note("%llu bytes match %s", (unsigned long long)total, job.compare.name);
+	}
 	report_totals();
 	if (!out_failed && close(STDOUT_FILENO) < 0 && errno != EBADF)
 		warn_errno("standard output");
-	return exit_status();
+	if (job.compare.fd >= 0)
+		close(job.compare.fd);
+	/* As cmp: bytes that differ are status 1, with no message but cmp's line. */
+	return job.compare.differ && exit_status() == 0 ? EXIT_ERROR : exit_status();
 }

@@ -69,15 +69,15 @@ help(void)
 	    "No page is written again once the pipe may hold it, whatever reads the pipe.\n"
 	    "\n"
 	    "  -s, --size SIZE     bytes to write, or inf (default: two pipe capacities)\n"
-	    "  -p, --pattern PATTERN  " PATTERN_NAMES "\n"
-	    "                      (default zero)\n"
+	    "  -p, --pattern PATTERN  what to write (default zero), one of\n"
+	    "                      " PATTERN_NAMES "\n"
 	    "      --refill HOW    how a pattern that changes gets new memory: fresh\n"
 	    "                      (huge pages, the default), stream (the same with\n"
 	    "                      non-temporal stores), memfd (file pages spliced, then\n"
 	    "                      punched out), write (write(2) copies), reuse\n"
 	    "      --reuse         refill the two halves of one buffer, as the 2006 tool\n"
 	    "                      did: fast, but wrong when the reader passes pages on\n"
-	    "  -c, --clear         poison each half once the double-buffer rule calls it free\n"
+	    "  -c, --clear         poison each half once the double-buffer rule frees it\n"
 	    "  -g, --gift          pass SPLICE_F_GIFT to vmsplice(2)\n"
 	    "  -u, --unalign       start the data 1 KiB into a page\n"
 	    "      --huge          2 MiB-aligned buffers with MADV_HUGEPAGE\n"
@@ -346,6 +346,18 @@ run_memfd(uint64_t size, size_t round_bytes)
 	return rc;
 }
 
+/*
+ * The most bytes, at most limit, that hold whole periods of the pattern:
+ * filled once, they can be written again and again.  0 when it never repeats.
+ */
+static size_t
+whole_periods(size_t limit)
+{
+	uint64_t period = pattern_period(&pattern);
+
+	return period == 0 || period > limit ? 0 : limit - limit % (size_t)period;
+}
+
 /* Standard output is not a pipe: write(2) copies, so one buffer is safe. */
 static int
 run_write(uint64_t size, size_t half)
@@ -353,7 +365,8 @@ run_write(uint64_t size, size_t half)
 	size_t off = unalign ? UNALIGN_BYTES : 0;
 	char *base = map_region(round_up(half + off, huge ? HUGE_PAGE_BYTES : 4096), huge);
 	char *data;
-	bool repeats = pattern_repeats(&pattern, half) && !clear;
+	size_t unit = clear ? 0 : whole_periods(half);
+	bool repeats = unit > 0;
 
 	if (base == NULL) {
 		warn_errno("mmap");
@@ -361,9 +374,11 @@ run_write(uint64_t size, size_t half)
 	}
 	data = base + off;
 	if (repeats)
-		pattern_fill(&pattern, 0, data, half);
+		pattern_fill(&pattern, 0, data, unit);
+	else
+		unit = half;
 	for (uint64_t done = 0; done < size; ) {
-		size_t n = next_bytes(size, done, half);
+		size_t n = next_bytes(size, done, unit);
 
 		if (!repeats)
 			pattern_fill(&pattern, done, data, n);
@@ -388,11 +403,14 @@ refill_parse(const char *arg)
 	usage_error("--refill: unknown way '%s' (one of " REFILL_NAMES ")", arg);
 }
 
-/* Every round the same bytes: no refill at all. */
+/*
+ * Every round the same bytes (a round of whole periods, as close to two
+ * halves as they come): no refill at all.
+ */
 static bool
 constant(size_t half)
 {
-	return refill != REFILL_REUSE && pattern_repeats(&pattern, 2 * half) && !clear;
+	return refill != REFILL_REUSE && whole_periods(2 * half) > 0 && !clear;
 }
 
 static const char *
@@ -420,7 +438,7 @@ generate(uint64_t size, size_t half, bool to_pipe)
 		return run_write(size, call_bytes_max && call_bytes_max < half ?
 		    call_bytes_max : half);
 	if (constant(half))
-		return run_constant(size, 2 * half);
+		return run_constant(size, whole_periods(2 * half));
 	switch (refill) {
 	case REFILL_FRESH:
 	case REFILL_STREAM:
@@ -530,12 +548,13 @@ main(int argc, char *argv[])
 
 	if (common.verbose) {
 		char amount[32] = "endless";
+		size_t pages = half / (size_t)sysconf(_SC_PAGESIZE);
 
 		if (!endless)
 			snprintf(amount, sizeof(amount), "%llu bytes", (unsigned long long)size);
-		note("%s of %s; %s %zu bytes (%zu pages), halves of %zu; %s", amount,
-		    pattern_label(&pattern), to_pipe ? "pipe" : "buffer", half,
-		    half / (size_t)sysconf(_SC_PAGESIZE), half, mode_label(to_pipe, half));
+		note("%s of %s; %s %zu bytes (%zu page%s), halves of %zu; %s", amount,
+		    pattern_label(&pattern), to_pipe ? "pipe" : "buffer", half, pages,
+		    plural_s(pages), half, mode_label(to_pipe, half));
 	}
 	(void)generate(size, half, to_pipe);
 	report_totals();

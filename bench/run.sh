@@ -8,7 +8,7 @@
 # markdown table (GiB/s, ratios against the peers measured in the same run
 # and against this machine's pipe limit from splice-bench --sweep, the target beside
 # each ratio, CPU seconds per GiB of each process, peak RSS of each process)
-# that can be pasted into README.md.
+# that can be pasted into bench/README.md.
 #
 #   bench/run.sh [--quick] [--case NAME]... [--runs N] [--builddir DIR] [--dir DIR] [--list]
 #
@@ -443,7 +443,7 @@ if selected gen-seq && needs gen-seq vmsplice splice-cat; then
   cmd B "vmsplice -p seq --reuse -s $g | splice-cat > /dev/null" \
     "t s1 vmsplice -p seq --reuse -s $GEN | t s2 splice-cat > /dev/null"
   short B "seq --reuse"
-  # The other safe ways (vmsplice(1), --refill), for the README's table.
+  # The other safe ways (vmsplice(1), --refill), for bench/README.md's table.
   for way in stream:C memfd:D write:E; do
     cmd "${way#*:}" "vmsplice -p seq --refill ${way%:*} -s $g | splice-cat > /dev/null" \
       "t s1 vmsplice -p seq --refill ${way%:*} -s $GEN | t s2 splice-cat > /dev/null"

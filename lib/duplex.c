@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <string.h>
 #include <sys/ioctl.h>
 #include <sys/sendfile.h>
 #include <sys/socket.h>
@@ -203,7 +204,7 @@ way_step(struct duplex *d, struct way *w)
 		 * rule of every engine (pipe_request_bytes()), so that the
 		 * writer refills one half while the other goes out: 1.7-1.8 x
 		 * the whole pipe per call in splice-bench's tcp-vmsplice-pipe,
-		 * and no slower in the tool (README, Performance, TCP).  The
+		 * and no slower in the tool (bench/README.md, TCP).  The
 		 * socket buffers stay autotuned: fixed ones were a little
 		 * faster on loopback only, and would cap the window of a long
 		 * link.  The capacity is read again now and then: a writer
@@ -339,4 +340,19 @@ duplex_run(struct duplex *d)
 	way_close(&ways[0]);
 	way_close(&ways[1]);
 	return r;
+}
+
+void
+duplex_warn(const struct duplex *d, const char *peer)
+{
+	const char *name = d->party == PARTY_IN ? "standard input" :
+	    d->party == PARTY_OUT ? "standard output" : peer;
+
+	if (d->refused)
+		warn_msg("%s: %s: %s (--strict: no fallback to read/write)", name, d->call,
+		    strerror(d->err));
+	else if (d->party == PARTY_NONE)
+		warn_msg("%s: %s", d->call, strerror(d->err));
+	else
+		warn_msg("%s: %s", name, strerror(d->err));
 }

@@ -112,8 +112,8 @@ pipe_max_bytes(void)
  * reader that asks for the whole pipe leaves the writer asleep until the
  * pipe is empty, and the two ends take turns.  Half the pipe per call lets
  * them overlap; a quarter overlaps too but pays for twice the calls, which
- * a busy-looping writer shows most (splice-bench --sweep; README,
- * Performance).  Below 64 KiB the calls cost more than the overlap gains.
+ * a busy-looping writer shows most (splice-bench --sweep; bench/README.md,
+ * "How much each call asks of a pipe").  Below 64 KiB the calls cost more than the overlap gains.
  * A writer needs no such rule: its call stops at the room there is.
  */
 size_t
@@ -142,8 +142,9 @@ pipe_grow(int fd, const struct engine_opts *o)
 			want = DEFAULT_PIPE_BYTES;
 		if (want <= have) {
 			if (o->verbose)
-				note("pipe capacity: %ld bytes (%ld pages)", have,
-				    have / sysconf(_SC_PAGESIZE));
+				note("pipe capacity: %ld bytes (%ld page%s)", have,
+				    have / sysconf(_SC_PAGESIZE),
+				    plural_s((uint64_t)(have / sysconf(_SC_PAGESIZE))));
 			return have;
 		}
 	}
@@ -161,8 +162,9 @@ pipe_grow(int fd, const struct engine_opts *o)
 	if (got < 0)
 		got = pipe_capacity(fd);
 	if (o->verbose)
-		note("pipe capacity: %ld bytes (%ld pages)", got,
-		    got / sysconf(_SC_PAGESIZE));
+		note("pipe capacity: %ld bytes (%ld page%s)", got,
+		    got / sysconf(_SC_PAGESIZE),
+		    plural_s((uint64_t)(got / sysconf(_SC_PAGESIZE))));
 	return got;
 }
 

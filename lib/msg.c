@@ -87,6 +87,12 @@ note(const char *fmt, ...)
 	va_end(ap);
 }
 
+const char *
+plural_s(uint64_t n)
+{
+	return n == 1 ? "" : "s";
+}
+
 int
 exit_status(void)
 {

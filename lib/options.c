@@ -145,6 +145,9 @@ common_option(int opt, const char *arg, void (*help)(void))
 		if (common.rate_limit == 0)
 			usage_error("--rate-limit: must be at least 1 byte a second: '%s'", arg);
 		return;
+	case OPT_PV_RATE:
+		usage_error("--rate: no such option (pv's shows the rate); the limit is"
+		    " -L, --rate-limit");
 	case OPT_PIPE_SIZE: {
 		uint64_t bytes = option_size("--pipe-size", arg);
 

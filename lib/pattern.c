@@ -20,6 +20,73 @@ number_base(const char *digits)
 	return digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X') ? 16 : 10;
 }
 
+/* C's one-letter escapes, after the backslash, and the bytes they stand for. */
+static const char escape_letters[] = "abtnvfre\\'\"?";
+static const char escape_bytes[] = "\a\b\t\n\v\f\r\033\\'\"?";
+
+/* Value of hexadecimal digit c, or -1. */
+static int
+hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/*
+ * text:STRING with C's escapes decoded into memory that lives as long as
+ * the tool: \a \b \t \n \v \f \r \e \\ \' \" \?, \ooo (1 to 3 octal
+ * digits, at most \377) and \xHH (1 or 2 hex digits).
+ */
+static void
+text_parse(const char *opt, const char *arg, const char *text, struct pattern *p)
+{
+	unsigned char *out = malloc(strlen(text) + 1);
+	size_t n = 0;
+
+	if (out == NULL) {
+		warn_errno("malloc");
+		exit(EXIT_ERROR);
+	}
+	while (*text) {
+		const char *letter;
+		unsigned int value = 0;
+		int digits = 0;
+
+		if (*text != '\\') {
+			out[n++] = (unsigned char)*text++;
+			continue;
+		}
+		text++;
+		if (*text >= '0' && *text <= '7') {
+			for (; digits < 3 && *text >= '0' && *text <= '7'; digits++)
+				value = value * 8 + (unsigned int)(*text++ - '0');
+			if (value > 255)
+				usage_error("%s: text: octal escape past \\377: '%s'", opt, arg);
+		} else if (*text == 'x') {
+			for (text++; digits < 2 && hex_digit(*text) >= 0; digits++)
+				value = value * 16 + (unsigned int)hex_digit(*text++);
+			if (digits == 0)
+				usage_error("%s: text: \\x needs a hex digit: '%s'", opt, arg);
+		} else if (*text && (letter = strchr(escape_letters, *text)) != NULL) {
+			value = (unsigned char)escape_bytes[letter - escape_letters];
+			text++;
+		} else
+			usage_error("%s: text: unknown escape '\\%.1s' (C's: \\n \\t \\\\ \\0"
+			    " \\x41 ...): '%s'", opt, text, arg);
+		out[n++] = (unsigned char)value;
+	}
+	if (n == 0)
+		usage_error("%s: text needs at least one byte: '%s'", opt, arg);
+	p->kind = PAT_TEXT;
+	p->text = out;
+	p->text_bytes = n;
+}
+
 void
 pattern_parse(const char *opt, const char *arg, struct pattern *p)
 {
@@ -54,14 +121,43 @@ pattern_parse(const char *opt, const char *arg, struct pattern *p)
 			usage_error("%s: random needs a seed from 0 to 2^64-1: '%s'", opt, arg);
 		p->kind = PAT_RANDOM;
 		p->seed = seed;
-	} else
+	} else if (colon && name_len == 4 && strncmp(arg, "text", 4) == 0)
+		text_parse(opt, arg, colon + 1, p);
+	else
 		usage_error("%s: unknown pattern '%s' (one of %s)", opt, arg, PATTERN_NAMES);
+}
+
+/* "text:" and the text with its escapes, cut short past about 60 bytes. */
+static const char *
+text_label(const struct pattern *p, char *label, size_t size)
+{
+	size_t n = (size_t)snprintf(label, size, "text:");
+
+	for (size_t i = 0; i < p->text_bytes; i++) {
+		unsigned char c = p->text[i];
+		const char *e = c ? memchr(escape_bytes, c, sizeof(escape_bytes) - 1) : NULL;
+
+		if (n + 8 >= size) {
+			snprintf(label + n, size - n, "...");
+			break;
+		}
+		if (e && c != '?' && c != '\'')
+			n += (size_t)snprintf(label + n, size - n, "\\%c",
+			    escape_letters[e - escape_bytes]);
+		else if (c < 0x20 || c >= 0x7f)
+			n += (size_t)snprintf(label + n, size - n, "\\x%02x", c);
+		else {
+			label[n++] = (char)c;
+			label[n] = '\0';
+		}
+	}
+	return label;
 }
 
 const char *
 pattern_label(const struct pattern *p)
 {
-	static char label[40];
+	static char label[72];
 
 	switch (p->kind) {
 	case PAT_ZERO:
@@ -76,6 +172,8 @@ pattern_label(const struct pattern *p)
 	case PAT_RANDOM:
 		snprintf(label, sizeof(label), "random:%llu", (unsigned long long)p->seed);
 		return label;
+	case PAT_TEXT:
+		return text_label(p, label, sizeof(label));
 	}
 	return "?";
 }
@@ -112,6 +210,8 @@ pattern_word(const struct pattern *p, uint64_t index)
 		return index * 8;
 	case PAT_RANDOM:
 		return random_word(p->seed, index);
+	case PAT_TEXT:
+		break;		/* byte by byte: see pattern_byte() */
 	}
 	return 0;
 }
@@ -119,14 +219,60 @@ pattern_word(const struct pattern *p, uint64_t index)
 unsigned char
 pattern_byte(const struct pattern *p, uint64_t offset)
 {
+	if (p->kind == PAT_TEXT)
+		return p->text[offset % p->text_bytes];
 	return (unsigned char)(pattern_word(p, offset / 8) >> (8 * (offset % 8)));
 }
 
-bool
-pattern_repeats(const struct pattern *p, uint64_t period)
+uint64_t
+pattern_period(const struct pattern *p)
 {
-	return p->kind == PAT_ZERO || p->kind == PAT_FILL ||
-	    (p->kind == PAT_RAMP && period % 256 == 0);
+	switch (p->kind) {
+	case PAT_ZERO:
+	case PAT_FILL:
+		return 1;
+	case PAT_RAMP:
+		return 256;
+	case PAT_TEXT:
+		return p->text_bytes;
+	case PAT_SEQ:
+	case PAT_RANDOM:
+		break;
+	}
+	return 0;
+}
+
+/* The text from stream offset on, len bytes: whole copies of it at a time. */
+static void
+text_fill(const struct pattern *p, uint64_t offset, unsigned char *b, size_t len)
+{
+	size_t at = (size_t)(offset % p->text_bytes);
+
+	while (len > 0) {
+		size_t n = p->text_bytes - at < len ? p->text_bytes - at : len;
+
+		memcpy(b, p->text + at, n);
+		b += n, len -= n, at = 0;
+	}
+}
+
+/* Index of the first byte of b that is not the text from offset on, or len. */
+static size_t
+text_check(const struct pattern *p, uint64_t offset, const unsigned char *b, size_t len)
+{
+	size_t at = (size_t)(offset % p->text_bytes), i = 0;
+
+	while (i < len) {
+		size_t n = p->text_bytes - at < len - i ? p->text_bytes - at : len - i;
+
+		if (memcmp(b + i, p->text + at, n) != 0) {
+			while (b[i] == p->text[at])
+				i++, at++;
+			return i;
+		}
+		i += n, at = 0;
+	}
+	return len;
 }
 
 void
@@ -136,6 +282,10 @@ pattern_fill(const struct pattern *p, uint64_t offset, void *buf, size_t len)
 
 	if (p->kind == PAT_ZERO || p->kind == PAT_FILL) {
 		memset(b, p->byte, len);
+		return;
+	}
+	if (p->kind == PAT_TEXT) {
+		text_fill(p, offset, b, len);
 		return;
 	}
 	for (; len > 0 && offset % 8 != 0; len--)
@@ -208,6 +358,8 @@ pattern_check(const struct pattern *p, uint64_t offset, const void *buf, size_t 
 	const unsigned char *b = buf;
 	size_t i = 0;
 
+	if (p->kind == PAT_TEXT)
+		return text_check(p, offset, b, len);
 	for (; i < len && (offset + i) % 8 != 0; i++)
 		if (b[i] != pattern_byte(p, offset + i))
 			return i;

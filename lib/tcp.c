@@ -421,9 +421,8 @@ tcp_abort(int fd)
 static const int *abort_fds;
 static size_t abort_nfds;
 
-/* The registered sockets end with a reset when the process ends. */
-static void
-reset_registered(void)
+void
+tcp_reset_registered(void)
 {
 	for (size_t i = 0; i < abort_nfds; i++)
 		if (abort_fds[i] >= 0)
@@ -433,7 +432,7 @@ reset_registered(void)
 void
 tcp_abort_and_die(int sig)
 {
-	reset_registered();
+	tcp_reset_registered();
 	signal(sig, SIG_DFL);
 	raise(sig);
 	/* Blocked or ignored: end as the signal would have. */
@@ -452,7 +451,7 @@ tcp_abort_on_signals(const int *fds, size_t nfds)
 	 * which runs this hook before it ends the tool; SIGPIPE reaches the
 	 * thread that wrote.  Ignored stays ignored (nohup, splice-tee -p).
 	 */
-	on_ending_signal(reset_registered);
+	on_ending_signal(tcp_reset_registered);
 	sigemptyset(&sa.sa_mask);
 	if (sigaction(SIGPIPE, NULL, &old) == 0 && old.sa_handler != SIG_IGN)
 		sigaction(SIGPIPE, &sa, NULL);

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -407,6 +408,44 @@ tee_round(struct tee_job *t, struct tee_pipes *p, size_t len)
 	return n;
 }
 
+/*
+ * t->watch_pipes: waits until the input has something (or its end) or an
+ * output pipe in watched has lost its reader, which poll(2) reports as
+ * POLLERR on the write end.  Such outputs are dropped with EPIPE.  Returns
+ * how many were, or -1 when t must stop (failed, or output_failed() said so).
+ */
+static int
+tee_wait_input(struct tee_job *t, struct pollfd *pfds, const bool *watched)
+{
+	nfds_t n = 1;
+	int r, dropped = 0;
+
+	pfds[0] = (struct pollfd){ .fd = t->in, .events = POLLIN };
+	for (size_t i = 0; i < t->nouts; i++)
+		if (watched[i] && !t->outs[i].gone)
+			pfds[n++] = (struct pollfd){ .fd = t->outs[i].fd, .events = 0 };
+	if (n == 1)
+		return 0;
+	while ((r = poll(pfds, n, -1)) < 0 && errno == EINTR)
+		;
+	if (r < 0)
+		return tee_job_fail(t, SIDE_NONE, "poll", errno);
+	n = 1;
+	for (size_t i = 0; i < t->nouts; i++) {
+		struct tee_out *o = &t->outs[i];
+
+		if (!watched[i] || o->gone)
+			continue;
+		if ((pfds[n++].revents & POLLERR) == 0)
+			continue;
+		tee_out_fail(o, "write", EPIPE);
+		if (!tee_dropped(t, o))
+			return -1;
+		dropped++;
+	}
+	return dropped;
+}
+
 int
 tee_fd(struct tee_job *t)
 {
@@ -416,6 +455,22 @@ tee_fd(struct tee_job *t)
 	size_t queued = 0, len;
 	int rval = 0;
 	long cap;
+	/* The output pipes that t->watch_pipes watches, and poll(2)'s array. */
+	bool *watched = NULL;
+	struct pollfd *pfds = NULL;
+
+	if (t->watch_pipes && !fd_is_regular(t->in)) {
+		watched = calloc(t->nouts, sizeof(*watched));
+		pfds = calloc(t->nouts + 1, sizeof(*pfds));
+		if (watched == NULL || pfds == NULL) {
+			free(watched);
+			free(pfds);
+			tee_close(p);
+			return tee_job_fail(t, SIDE_NONE, "calloc", errno);
+		}
+		for (size_t i = 0; i < t->nouts; i++)
+			watched[i] = fd_is_pipe(t->outs[i].fd);
+	}
 
 	/* The fill pipe: each round takes what it holds. */
 	cap = pipe_capacity(p->src);
@@ -445,6 +500,16 @@ tee_fd(struct tee_job *t)
 		}
 		if (alive == 0)
 			break;
+		if (watched && queued == 0) {
+			int dropped = tee_wait_input(t, pfds, watched);
+
+			if (dropped < 0) {
+				rval = -1;
+				break;
+			}
+			if (dropped > 0)
+				continue;
+		}
 		if (filled && queued == 0) {
 			n = tee_fill(t, p, len);
 			if (n <= 0) {
@@ -472,6 +537,8 @@ tee_fd(struct tee_job *t)
 		if (filled)
 			queued -= (size_t)n;
 	}
+	free(watched);
+	free(pfds);
 	tee_close(p);
 	return rval;
 }

@@ -120,8 +120,11 @@ t_pipe_requests() {
   reader_asks 256K 131072 splice "$ere" splice-cat
   reader_asks 64K 65536 splice "$ere" splice-cat
   reader_asks 1M 100000 splice "$ere" splice-cat --chunk 100000
-  # A writer that grows the pipe after the reader started: the requests follow.
-  { sleep 0.3; vmsplice -s 64M; } | traced -o trace -e trace=splice splice-cat > /dev/null ||
+  # A writer that grows the pipe after the reader's first request (strace
+  # writes a call down as it starts): the requests follow.
+  rm -f trace
+  { wait_until "splice-cat never asked" grep -q '^splice(0, ' trace; vmsplice -s 64M; } |
+    traced -o trace -e trace=splice splice-cat > /dev/null ||
     fail "a late vmsplice | splice-cat"
   got=$(requests trace "$ere")
   [ "$got" = "65536 524288 " ] || { cat trace >&2; fail "a pipe grown late: asked $got"; }
@@ -197,6 +200,21 @@ t_input_is_output() {
   # An empty file on itself is harmless, as in cat.
   : > e
   splice-cat e >> e || fail "empty file onto itself"
+  # Refused only when the output stands past where the input reads (GNU
+  # cat 9.6+): copied onto itself in place, the copy ends.
+  echo x > x
+  echo y > y
+  cat x y > xy
+  cp x xy1
+  splice-cat - y < xy1 1<> xy1 || fail "splice-cat - y < xy1 1<> xy1"
+  same xy xy1
+  cp x xy2
+  splice-cat xy2 y 1<> xy2 || fail "splice-cat xy2 y 1<> xy2"
+  same xy xy2
+  cp x x3
+  run_status st splice-cat x x3 1<> x3 2> err
+  status 1 "$(cat st)" "splice-cat x x3 1<> x3"
+  mentions err "x3: input file is output file"
 }
 
 tcase t_proc_devnull_input "/proc files and /dev/null as input: same bytes as cat"
@@ -227,10 +245,31 @@ t_dev_full() {
   if [ -n "${STRICT:-}" ]; then
     mentions err "splice"
   else
-    mentions err "standard output: No space left on device"
+    # GNU cat's words, which coreutils' tests check.
+    echo "splice-cat: write error: No space left on device" > exp
+    same exp err
   fi
   run_status st2 sh -c 'cat f | splice-cat > /dev/full' 2> err2
   status 1 "$(cat st2)" "cat f | splice-cat > /dev/full"
+}
+
+tcase t_gnu_messages "errors worded as GNU cat's: 'write error' for the output, the file's name for input"
+t_gnu_messages() {
+  need_gnu_cat
+  echo 1 > one
+  for cmd in "cat one" "cat -n one" "cat one /proc/self/mem one" "cat /proc/self/mem"; do
+    # shellcheck disable=SC2086
+    run_status ref.st $cmd > /dev/full 2> ref.err
+    # shellcheck disable=SC2086
+    run_status st splice-$cmd > /dev/full 2> err
+    sed 's/^cat: /splice-cat: /' ref.err > exp
+    same exp err
+    status "$(cat ref.st)" "$(cat st)" "splice-$cmd > /dev/full"
+  done
+  printf 'a\r' > cr
+  run_status st splice-cat -E cr > /dev/full 2> err
+  echo "splice-cat: write error: No space left on device" > exp
+  same exp err
 }
 
 tcase t_nonblocking "stdin and stdout set O_NONBLOCK: EAGAIN waited out, byte-exact"
@@ -306,11 +345,11 @@ t_options() {
   [ "$(tr '\r' '\n' < err | grep -c 'bytes .* copied')" -ge 3 ] || fail "too few status lines"
   splice-cat --pipe-size 4096 --verbose f 2> err | cat > o5
   same f o5
-  mentions err "pipe capacity: 4096 bytes (1 pages)"
+  mentions err "pipe capacity: 4096 bytes (1 page)"
   # Below a page: the kernel's smallest pipe, not the default one.
   splice-cat --pipe-size 100 --verbose f 2> err | cat > o7
   same f o7
-  mentions err "pipe capacity: 4096 bytes (1 pages)"
+  mentions err "pipe capacity: 4096 bytes (1 page)"
 }
 
 tcase t_usage_errors "bad options and sizes: exit 2, the option named, a hint"
@@ -533,21 +572,24 @@ t_fmt_errors() {
   mentions out.err "splice-cat: missing: No such file or directory"
   run_status st splice-cat -n f > /dev/full 2> err
   status 1 "$(cat st)" "splice-cat -n f > /dev/full"
-  mentions err "standard output: No space left on device"
+  mentions err "splice-cat: write error: No space left on device"
   # A CR held for a LF that never comes is written at the end, and checked.
   printf '\r' > cr
   run_status st splice-cat -E cr > /dev/full 2> err
   status 1 "$(cat st)" "splice-cat -E cr > /dev/full"
-  mentions err "standard output: No space left on device"
+  mentions err "splice-cat: write error: No space left on device"
 }
 
 tcase t_fmt_interactive "-n on a slow pipe: each line is out before the next one comes"
 t_fmt_interactive() {
   needs_fallback
-  { echo one; sleep 2; echo two; } | splice-cat -n > out &
-  sleep 1
+  rm -f go
+  { echo one; wait_until "no go" exists go; echo two; } | splice-cat -n > out &
+  # The first line is out while the second is still to come.
   printf '     1\tone\n' > ref
+  wait_until "the first line was held back" has_bytes out "$(wc -c < ref)"
   same ref out
+  : > go
   wait
   printf '     1\tone\n     2\ttwo\n' > ref
   same ref out

@@ -54,11 +54,6 @@ start_receiver() {
 
 # ---- process helpers --------------------------------------------------------
 
-# state_of PID: the one-letter state of PID ('' when gone).
-state_of() {
-  sed 's/.*) //' "/proc/$1/stat" 2> /dev/null | cut -d' ' -f1
-}
-
 # reap_within PID SECS WHAT: PID (our child) must end within SECS; REAPED is
 # its status.  One still running is killed and fails the case.
 reap_within() {
@@ -92,12 +87,12 @@ session_left() {
 # with setsid) outlives the tool; any found are ended by pid and fail the case.
 no_leftovers() {
   SID_WANTED=$1
-  # A child may take a moment to see its parent die.
+  # A child may take a moment to see its parent die: 5 s on a loaded machine.
   _left=
-  for _i in 1 2 3 4 5 6 7 8 9 10; do
+  for _i in $(seq 100); do
     _left=$(session_left)
     [ -n "$_left" ] || return 0
-    sleep 0.1
+    sleep 0.05
   done
   # shellcheck disable=SC2086
   kill -KILL $_left 2> /dev/null || :
@@ -115,16 +110,17 @@ start_tool() {
   setsid env --default-signal "$@" < "$_in" > "$_out" 2> "$_err" &
   TPID=$!
   bg_started
-  sleep 0.1
-  # The child becomes a session leader once setsid(1) runs in it: wait for
-  # that (on a loaded machine it can take more than a tenth of a second).
-  _i=0
-  while _sid=$(sed 's/.*) //' "/proc/$TPID/stat" 2> /dev/null | cut -d' ' -f4) &&
-    [ -n "$_sid" ] && [ "$_sid" != "$TPID" ] && [ $_i -lt 100 ]; do
-    sleep 0.1
-    _i=$((_i + 1))
-  done
-  [ "$_sid" = "$TPID" ] || fail "setup: $1 is not a session leader (session $_sid)"
+  wait_until "setup: $1 never became a session leader" leads_session "$TPID"
+}
+
+# leads_session PID: PID has run setsid(2): its session is its own.
+leads_session() {
+  [ "$(sed 's/.*) //' "/proc/$1/stat" 2> /dev/null | cut -d' ' -f4)" = "$1" ]
+}
+
+# has_children PID: PID has forked (splice-bench: its workers run).
+has_children() {
+  [ -n "$(ps -o pid= --ppid "$1" 2> /dev/null)" ]
 }
 
 sig_number() {
@@ -304,7 +300,7 @@ e_r7_bench_sigterm() {
   need_default_signal
   for sig in TERM INT; do
     start_tool /dev/null out err splice-bench -s 1T -c pipe-rw-64k -c vmsplice-splice
-    sleep 1
+    wait_until "splice-bench started no worker" has_children "$TPID"
     kill -"$sig" "$TPID"
     reap_within "$TPID" 5 "splice-bench after SIG$sig"
     no_leftovers "$TPID" "splice-bench after SIG$sig"
@@ -1011,16 +1007,21 @@ feed() {
   bg_started
 }
 
-# drain FIFO: cat FIFO > /dev/null in the background.
+# drain FIFO: cat FIFO > /dev/null in the background; its first byte goes
+# to the file FIFO.got, which says that bytes are flowing.
 drain() {
-  timeout 30 cat "$1" > /dev/null 2>&1 &
+  rm -f "$1.got"
+  timeout 30 sh -c 'dd bs=1 count=1 of="$1.got" 2> /dev/null; exec cat > /dev/null' \
+    sh "$1" < "$1" > /dev/null 2>&1 &
   bg_started
 }
 
-# signalled WHAT SIG: send SIG to TPID mid-transfer; it must end by 128+N
-# within 5 s and leave no process of its session behind.
+# signalled WHAT SIG [MARK]: send SIG to TPID mid-transfer, once its
+# watcher thread runs and (with MARK, a file drain fills) bytes flow; it
+# must end by 128+N within 5 s and leave no process of its session behind.
 signalled() {
-  sleep 0.5
+  wait_until "$1 never started its watcher thread" watching "$TPID"
+  [ -z "${3:-}" ] || wait_until "$1: no byte reached its reader" nonempty "$3"
   [ "$(state_of "$TPID")" != Z ] && [ -n "$(state_of "$TPID")" ] ||
     { reap_within "$TPID" 1 "$1"; cat err >&2; fail "$1: ended before the signal (exit $REAPED)"; }
   kill -"$2" "$TPID"
@@ -1037,7 +1038,7 @@ e_sig_cat() {
     feed a
     drain b
     start_tool /dev/null b err splice-cat a
-    signalled splice-cat "$sig"
+    signalled splice-cat "$sig" b.got
   done
 }
 
@@ -1049,7 +1050,7 @@ e_sig_tee() {
     feed a
     drain b
     start_tool a b err splice-tee /dev/null
-    signalled splice-tee "$sig"
+    signalled splice-tee "$sig" b.got
   done
 }
 
@@ -1060,10 +1061,12 @@ e_sig_vmsplice() {
   for sig in TERM INT HUP; do
     drain b
     start_tool /dev/null b err vmsplice -s inf -p seq
-    signalled vmsplice "$sig"
+    signalled vmsplice "$sig" b.got
+    # -d: its dump says that it reads.
     feed a
-    start_tool a n err vmsplice-touser --verify seq -c
-    signalled vmsplice-touser "$sig"
+    drain b
+    start_tool a b err vmsplice-touser --verify seq -d
+    signalled vmsplice-touser "$sig" b.got
   done
 }
 
@@ -1081,7 +1084,7 @@ e_sig_net() {
     timeout 30 splice-tonet 127.0.0.1 "$port" < a > /dev/null 2>&1 &
     bg_started
     cp ferr err
-    signalled splice-fromnet "$sig"
+    signalled splice-fromnet "$sig" b.got
     # The sender is the tool.
     rm -f ferr
     timeout 30 splice-fromnet -b 127.0.0.1 0 > b 2> ferr &
@@ -1091,7 +1094,7 @@ e_sig_net() {
     port=$(listen_port ferr "$rpid")
     feed a
     start_tool a /dev/null err splice-tonet 127.0.0.1 "$port"
-    signalled splice-tonet "$sig"
+    signalled splice-tonet "$sig" b.got
   done
 }
 
@@ -1101,6 +1104,7 @@ e_sig_bench() {
   for sig in TERM INT HUP; do
     for c in pipe-rw-64k tcp-splice tee-tee; do
       start_tool /dev/null out err splice-bench -s 1T -c "$c"
+      wait_until "splice-bench -c $c started no worker" has_children "$TPID"
       signalled "splice-bench -c $c" "$sig"
     done
   done
@@ -1221,6 +1225,32 @@ e_load_multiprocess() {
   reap_within "$TPID" 1 "splice-bench --sweep after SIGTERM"
   no_leftovers "$TPID" "splice-bench --sweep after SIGTERM"
   status 143 "$REAPED" "splice-bench --sweep after SIGTERM"
+}
+
+tcase e_pv_words "pv's --rate (and pv 1.9's --output) are no abbreviation of ours: usage errors, exit 2"
+e_pv_words() {
+  for cmd in "splice-cat" "splice-tee" "vmsplice -s 1M" "splice-tonet 127.0.0.1 9"; do
+    for opt in --rate --rat; do
+      # shellcheck disable=SC2086 # the command's words
+      run_status st timeout 10 $cmd "$opt" 1 < /dev/null > out 2> err
+      status 2 "$(cat st)" "$cmd $opt 1"
+      mentions err "Try '${cmd%% *} --help'"
+      [ ! -s out ] || fail "$cmd $opt 1 wrote to stdout"
+    done
+    mentions err "rate-limit"
+  done
+  for opt in --output --out; do
+    run_status st timeout 10 splice-tee "$opt" f < /dev/null > out 2> err
+    status 2 "$(cat st)" "splice-tee $opt f"
+    [ ! -e f ] || fail "splice-tee $opt f wrote f"
+  done
+  # Ours, spelled out or abbreviated, still work.
+  echo x > x
+  splice-cat --rate-limit 1M x > out || fail "--rate-limit"
+  splice-cat --rate-l 1M x > out || fail "--rate-l"
+  # Pipes on both sides, which --strict needs.
+  cat x | splice-tee --output-e=warn | cat > out || fail "--output-e=warn"
+  same x out
 }
 
 # ==== --help, --version and results into /dev/full or a closed stdout ======

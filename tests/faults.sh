@@ -69,7 +69,7 @@ t_enospc_output() {
   need strace
   random_file f 5000000
   cat f | inject splice:ENOSPC:3 splice-cat --chunk 64K > out 2> err && fail "exit 0 after ENOSPC"
-  mentions err "standard output: No space left on device"
+  mentions err "splice-cat: write error: No space left on device"
 }
 
 tcase t_tmpfs_full "a 64 KiB tmpfs filling up mid-copy: ENOSPC, exit 1"
@@ -107,7 +107,8 @@ t_fifo_no_writer() {
   mkfifo fifo
   splice-cat fifo > out &
   pid=$!
-  sleep 0.5
+  # It waits in open(2) for a writer.
+  wait_until "splice-cat never waited for a writer" sleeping "$pid"
   cat f > fifo
   wait "$pid" || fail "splice-cat fifo"
   same f out
@@ -139,7 +140,9 @@ t_pty_eof() {
   need script
   printf 'hello pty\n\004' > keys
   # script(1) runs splice-cat on a pty; the keys are typed into it.
-  { sleep 0.5; cat keys; sleep 2; } | timeout 20 script -qec "splice-cat > out" /dev/null > /dev/null ||
+  # script(1) ends when its stdin does: the keys' sender waits for the line.
+  { cat keys; wait_until "the line never came" nonempty out; } |
+    timeout 20 script -qec "splice-cat > out" /dev/null > /dev/null ||
     fail "splice-cat on a pty did not end at ^D"
   printf 'hello pty\n' > ref
   same ref out
@@ -172,7 +175,7 @@ t_bad_sizes() {
     done
   done
   # Every other size option.
-  for cmd in "vmsplice -s" "vmsplice-touser -s" "splice-fromnet -s" "splice-bench -s"; do
+  for cmd in "vmsplice -s" "vmsplice-touser -s" "splice-fromnet --chunk" "splice-bench -s"; do
     for bad in -1 1e3 18446744073709551616 1Q; do
       # shellcheck disable=SC2086
       run_status st $cmd "$bad" < /dev/null > out 2> err
@@ -197,7 +200,7 @@ t_vmsplice_eintr_eagain() {
       vmsplice-touser --verify seq -c > n || fail "verify after $err in vmsplice"
     status 0 "$(cat st)" "vmsplice with $err"
     seq_count n
-    vmsplice -p seq -s 8M | inject "vmsplice:$err:3" vmsplice-touser -s 64K --verify seq -c > n ||
+    vmsplice -p seq -s 8M | inject "vmsplice:$err:3" vmsplice-touser --chunk 64K --verify seq -c > n ||
       fail "vmsplice-touser with $err"
     seq_count n
   done
@@ -220,7 +223,7 @@ tcase t_touser_refused "vmsplice-touser: ENOSYS from vmsplice(2): a clear error,
 t_touser_refused() {
   need strace
   vmsplice -p seq -s 8M |
-    run_status st inject vmsplice:ENOSYS:3 vmsplice-touser -s 64K --verify seq -c > n 2> err
+    run_status st inject vmsplice:ENOSYS:3 vmsplice-touser --chunk 64K --verify seq -c > n 2> err
   status 1 "$(cat st)" "vmsplice-touser with ENOSYS"
   mentions err "vmsplice-touser: standard input: Function not implemented"
 }

@@ -143,34 +143,52 @@ EOF
   fail "the case's sleeper outlived the interrupted harness"
 }
 
-tcase t_completion "bash completion: each installed tool completes every long option of its --help"
-t_completion() {
+# completing NAME WORD...: what bash completion offers for the last WORD of
+# the command line NAME WORD... (a word "=" after an option, as bash splits
+# "--opt=value"), one a line in "offered"; COMPLETIONS is the installed
+# completion directory, FRAMEWORK bash-completion's main script.
+completing() {
+  _name=$1
+  shift
+  # What bash-completion's loader does for the first completion of NAME,
+  # then the completion of the line as bash would run it.
+  PATH=$PREFIX/bin:$PATH bash -c '
+    . "$1" || exit 1
+    . "$2" || exit 1
+    spec=$(complete -p "$3") || exit 1
+    func=${spec#*-F }
+    func=${func%% *}
+    shift 2
+    COMP_WORDS=("$@")
+    COMP_CWORD=$(($# - 1))
+    COMP_LINE=$(printf "%s " "$@" | sed "s/ = /=/g; s/ $//")
+    COMP_POINT=${#COMP_LINE}
+    COMPREPLY=()
+    prev=
+    [ $# -lt 2 ] || prev=${COMP_WORDS[COMP_CWORD - 1]}
+    "$func" "$1" "${COMP_WORDS[COMP_CWORD]}" "$prev"
+    printf "%s\n" "${COMPREPLY[@]}"' sh "$FRAMEWORK" "$COMPLETIONS/$_name" "$_name" "$@" \
+    > offered 2> err || { cat err >&2; fail "$_name: no completion function bound"; }
+}
+
+# completion_env: installs the tree and finds the completion files, or skips.
+completion_env() {
   install_tree
   need bash
-  framework=/usr/share/bash-completion/bash_completion
-  [ -f "$framework" ] || skip "bash-completion is not installed"
-  dir=$(dirname "$(find root -path '*/bash-completion/completions/splice-cat')")
-  [ -d "$dir" ] || fail "no completion installed where bash-completion looks"
+  FRAMEWORK=/usr/share/bash-completion/bash_completion
+  [ -f "$FRAMEWORK" ] || skip "bash-completion is not installed"
+  COMPLETIONS=$(dirname "$(find root -path '*/bash-completion/completions/splice-cat')")
+  [ -d "$COMPLETIONS" ] || fail "no completion installed where bash-completion looks"
+}
+
+tcase t_completion "bash completion: each installed tool completes every long option of its --help"
+t_completion() {
+  completion_env
   n=0
   for tool in "$PREFIX"/bin/*; do
     name=${tool##*/}
-    [ -r "$dir/$name" ] || fail "no completion file for $name"
-    # What bash-completion's loader does for the first completion of $name,
-    # then the completion of "$name --" as bash would run it.
-    PATH=$PREFIX/bin:$PATH bash -c '
-      . "$1" || exit 1
-      . "$2" || exit 1
-      spec=$(complete -p "$3") || exit 1
-      func=${spec#*-F }
-      func=${func%% *}
-      COMP_WORDS=("$3" --)
-      COMP_CWORD=1
-      COMP_LINE="$3 --"
-      COMP_POINT=${#COMP_LINE}
-      COMPREPLY=()
-      "$func" "$3" -- "$3"
-      printf "%s\n" "${COMPREPLY[@]}"' sh "$framework" "$dir/$name" "$name" > offered 2> err ||
-      { cat err >&2; fail "$name: no completion function bound"; }
+    [ -r "$COMPLETIONS/$name" ] || fail "no completion file for $name"
+    completing "$name" --
     "$tool" --help | grep -o -- '--[a-z][a-z-]*' | sort -u > want
     sed 's/=$//' offered | sort -u > got
     comm -23 want got > missing
@@ -178,6 +196,64 @@ t_completion() {
     n=$((n + 1))
   done
   [ "$n" -ge 8 ] || fail "only $n commands installed"
+}
+
+# offers WHAT: the words in "offered" are those of "want", in any order.
+offers() {
+  sort -u offered > got
+  sort -u want > want.sorted
+  cmp -s want.sorted got || { diff want.sorted got >&2 || :; fail "$1: offers differ"; }
+}
+
+# listed_values TOOL ARGS...: the values that TOOL's usage error for ARGS
+# lists "(one of a, b, c)" or "(a, b, c)", one a line in "want"; a value
+# that takes an argument (fill:BYTE) is offered up to its colon, one whose
+# argument is optional (random[:SEED]) bare and with the colon.
+listed_values() {
+  "$@" < /dev/null > /dev/null 2> err && fail "$*: no usage error"
+  sed -n 's/.*(\(one of \)\{0,1\}\([^()]*\))$/\2/p' err | tr -d ' ' | tr ',' '\n' |
+    sed 's/^\([a-z-]*\)\[:[A-Z]*\]$/\1\
+\1:/; s/^\([a-z-]*\):[A-Z]*$/\1:/' > want
+  [ -s want ] || { cat err >&2; fail "$*: no list of values in the message"; }
+}
+
+tcase t_completion_values "bash completion of values: patterns, --refill ways, --output-error modes, bench cases"
+t_completion_values() {
+  completion_env
+  listed_values "$PREFIX/bin/vmsplice" -p bogus
+  for line in "vmsplice -p" "vmsplice --pattern" "vmsplice --pattern =" "vmsplice-touser --verify"; do
+    # shellcheck disable=SC2086 # the command's words
+    completing $line ""
+    offers "$line"
+  done
+  grep '^r' want > want.r
+  mv want.r want
+  completing vmsplice -s 1M -p r
+  offers "vmsplice -p r"
+  listed_values "$PREFIX/bin/vmsplice" --refill bogus
+  completing vmsplice --refill ""
+  offers "vmsplice --refill"
+  listed_values "$PREFIX/bin/splice-tee" --output-error=bogus
+  completing splice-tee --output-error = ""
+  offers "splice-tee --output-error="
+  echo warn-nopipe > want
+  completing splice-tee -a --output-error = warn-
+  offers "splice-tee --output-error=warn-"
+  "$PREFIX/bin/splice-bench" --list | awk '{ print $1 }' > want
+  [ "$(wc -l < want)" -ge 10 ] || fail "splice-bench --list: $(wc -l < want) cases"
+  for line in "splice-bench -c" "splice-bench --case" "splice-bench -c pipe-rw-64k -c"; do
+    # shellcheck disable=SC2086
+    completing $line ""
+    offers "$line"
+  done
+  # Options still complete after values, and files after --compare.
+  completing vmsplice --refill fresh --pat
+  echo --pattern > want
+  offers "vmsplice --refill fresh --pat"
+  : > some-file
+  completing vmsplice-touser --compare some-f
+  echo some-file > want
+  offers "vmsplice-touser --compare some-f"
 }
 
 run_area "$@"

@@ -101,6 +101,68 @@ run_status() {
   set -e
 }
 
+# wait_until WHAT CMD...: runs CMD every 0.05 s until it succeeds; after
+# 20 s the case fails, saying WHAT did not happen.  A case waits for a
+# condition this way, never for a fixed time: the machine may be loaded.
+wait_until() {
+  _what=$1
+  shift
+  _i=0
+  until "$@"; do
+    [ $_i -lt 400 ] || fail "$_what"
+    sleep 0.05
+    _i=$((_i + 1))
+  done
+}
+
+# state_of PID: the one-letter state of PID's main thread ('' when gone).
+state_of() {
+  sed 's/.*) //' "/proc/$1/stat" 2> /dev/null | cut -d' ' -f1
+}
+
+# sleeping PID: PID's main thread sleeps, which a tool does only when it
+# waits: for room in a pipe, for input, for a peer, between retries.
+sleeping() {
+  [ "$(state_of "$1")" = S ]
+}
+
+# watching PID: PID runs its watcher thread (a second thread), which takes
+# SIGINT, SIGTERM, SIGHUP and SIGUSR1 from then on; before that (a slow
+# start under valgrind) a signal's default action would end it, as it
+# would end dd.
+watching() {
+  _threads=$(sed -n 's/^Threads:[^0-9]*//p' "/proc/$1/status" 2> /dev/null)
+  [ "${_threads:-0}" -ge 2 ]
+}
+
+# nonempty FILE: FILE has a byte in it.
+nonempty() {
+  [ -s "$1" ]
+}
+
+# has_bytes FILE N: FILE holds N bytes or more.
+has_bytes() {
+  [ "$(wc -c < "$1" 2> /dev/null || echo 0)" -ge "$2" ]
+}
+
+# exists FILE: FILE is there (a go-ahead one step of a case gives another).
+exists() {
+  [ -e "$1" ]
+}
+
+# waits_or_stuck PID: PID's main thread sleeps, or is stuck (D) in the
+# kernel.
+waits_or_stuck() {
+  case $(state_of "$1") in S | D) return 0 ;; esac
+  return 1
+}
+
+# child_sleeps PID: the first child of PID (timeout(1)'s tool) sleeps.
+child_sleeps() {
+  _child=$(cut -d' ' -f1 "/proc/$1/task/$1/children" 2> /dev/null)
+  [ -n "$_child" ] && sleeping "$_child"
+}
+
 # listen_port ERR PID: the port N of splice-fromnet's "listening on ADDR port
 # N" line in the file ERR, waiting for it while PID runs, at most 10 s.
 listen_port() {
@@ -122,15 +184,23 @@ requests() {
   sed -E -n "s/^$2([0-9]+).*/\\1/p" "$1" | sort -nu | tr '\n' ' '
 }
 
+# writer_waits PIDFILE: the process whose pid is in PIDFILE sleeps (on
+# its full pipe, for a writer).
+writer_waits() {
+  [ -s "$1" ] && sleeping "$(cat "$1")"
+}
+
 # reader_asks PIPE WANT SYSCALL ERE CMD...: fails unless every SYSCALL call
 # of CMD asked for WANT bytes (the number after ERE, see requests) of a pipe
-# of PIPE bytes, which vmsplice grew, then filled with 8 MiB, before CMD
-# started.  CMD's stdout, a pipe, goes to asks.out.
+# of PIPE bytes, which vmsplice grew, then filled (of 8 MiB in all), before
+# CMD started.  CMD's stdout, a pipe, goes to asks.out.
 reader_asks() {
   _pipe=$1 _want=$2 _sys=$3 _ere=$4
   shift 4
-  vmsplice --pipe-size "$_pipe" -s 8M |
-    { sleep 0.3; run_status asks.st traced -o asks.trace -e trace="$_sys" "$@"; } |
+  rm -f asks.wpid
+  { vmsplice --pipe-size "$_pipe" -s 8M & echo $! > asks.wpid; wait; } |
+    { wait_until "vmsplice never filled its pipe" writer_waits asks.wpid
+      run_status asks.st traced -o asks.trace -e trace="$_sys" "$@"; } |
     cat > asks.out
   [ "$(cat asks.st)" -eq 0 ] || fail "vmsplice --pipe-size $_pipe | $*: exit $(cat asks.st)"
   _got=$(requests asks.trace "$_ere")

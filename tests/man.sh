@@ -53,13 +53,75 @@ t_version_footer() {
   done
 }
 
-tcase t_help_width "every tool's --help fits 80 columns"
+tcase t_help_width "every tool's --help stays under 80 columns"
 t_help_width() {
   for name in $COMMANDS; do
     "$name" --help > help || fail "$name --help"
-    awk 'length > 80' help > long
-    [ ! -s long ] || { cat long >&2; fail "$name --help: lines over 80 columns"; }
+    awk 'length >= 80' help > long
+    [ ! -s long ] || { cat long >&2; fail "$name --help: lines of 80 columns or more"; }
   done
+}
+
+# rendered PAGE: the page as man(1) shows it on an 80-column terminal, as
+# plain text, in "page.txt"; characters, not bytes, are counted after it.
+rendered() {
+  MANWIDTH=80 MAN_KEEP_FORMATTING= man -l "$1" 2> /dev/null | col -bx > page.txt ||
+    fail "man -l $1"
+  [ -s page.txt ] || fail "man -l $1: nothing rendered"
+}
+
+tcase t_man_width "every page at MANWIDTH=80 stays under 80 columns, examples included"
+t_man_width() {
+  need_source man
+  need man col
+  for page in "$MAN"/*.[17]; do
+    rendered "$page"
+    LC_ALL=C.UTF-8 grep -n '.\{80,\}' page.txt > long || :
+    [ ! -s long ] || { cat long >&2; fail "${page##*/}: lines of 80 columns or more"; }
+  done
+}
+
+tcase t_man_punctuation "no page renders doubled punctuation (',,' ',.' ';;' ...)"
+t_man_punctuation() {
+  need_source man
+  need man col
+  for page in "$MAN"/*.[17]; do
+    rendered "$page"
+    # ("::" is an IPv6 address.)
+    grep -n '[,;][,.;:]\|:[,;]' page.txt > doubled || :
+    [ ! -s doubled ] || { cat doubled >&2; fail "${page##*/}: doubled punctuation"; }
+  done
+}
+
+tcase t_man_names_all "splice-selftest(1) names every area of the harness; splice-tools(7) every command"
+t_man_names_all() {
+  need_source man
+  for area in $(sh "$TESTS/run.sh" --list-areas); do
+    grep -q "Cm .*\<$area\>" "$MAN/splice-selftest.1" ||
+      fail "splice-selftest.1 does not name the area $area"
+  done
+  for name in $COMMANDS; do
+    grep -q "^\.Xr $name 1" "$MAN/splice-tools.7" || fail "splice-tools.7 does not name $name"
+  done
+}
+
+tcase t_man_versions "a page's 'in splice-tools X.Y.Z' names an older version than --version's"
+t_man_versions() {
+  need_source man
+  version=$(splice-cat --version | sed -n 's/^splice-cat (splice-tools) //p')
+  [ -n "$version" ] || fail "splice-cat --version: no version"
+  # Text wraps: the phrase may span two lines of a page.
+  cat "$MAN"/*.[17] | tr '\n' ' ' |
+    grep -o -i -E '(in splice-tools|before version|since version) [0-9]+\.[0-9]+\.[0-9]+' > said || :
+  [ -s said ] || skip "no page names a version"
+  while read -r w1 w2 v; do
+    newest=$(printf '%s\n%s\n' "$v" "$version" | sort -V | tail -n 1)
+    case "$w1 $w2" in
+    [Ii]n*) [ "$v" != "$version" ] && [ "$newest" = "$version" ] ||
+      fail "a page says '$w1 $w2 $v' of version $version" ;;
+    *) [ "$newest" = "$version" ] || fail "a page says '$w1 $w2 $v' of version $version" ;;
+    esac
+  done < said
 }
 
 run_area "$@"

@@ -83,15 +83,22 @@ t_percent() {
   ! grep -q "%" err || fail "a percentage without a known total: $(cat err)"
 }
 
-# wait_watcher PID: until PID runs its watcher thread (a second thread), which
-# takes SIGUSR1 from then on; before that (a slow start under valgrind), the
-# signal's default action would end it, as it would end dd.
+# wait_watcher PID: until PID runs its watcher thread (see watching).
 wait_watcher() {
-  for _i in $(seq 200); do
-    [ "$(sed -n 's/^Threads:[^0-9]*//p' "/proc/$1/status" 2> /dev/null)" = 2 ] && return 0
-    sleep 0.05
-  done
-  fail "pid $1 never started its watcher thread"
+  wait_until "pid $1 never started its watcher thread" watching "$1"
+}
+
+# has_lines FILE N TEXT: FILE has N lines or more with TEXT.
+has_lines() {
+  [ "$(lines_with "$1" "$3")" -ge "$2" ]
+}
+
+# marked_sink FIFO: reads FIFO to its end in the background, its first byte
+# into FIFO.got, which says that bytes flow; SINK is its pid.
+marked_sink() {
+  rm -f "$1.got"
+  sh -c 'dd bs=1 count=1 of="$1.got" 2> /dev/null; exec cat > /dev/null' sh "$1" < "$1" &
+  SINK=$!
 }
 
 tcase t_usr1 "SIGUSR1 (3 times, to a generator and a copier): status lines, the bytes exact"
@@ -105,9 +112,12 @@ t_usr1() {
   vpid=$!
   wait_watcher $gpid
   wait_watcher $cpid
+  # Each signal once the line of the one before is out: two pending
+  # signals would be one.
   for _i in 1 2 3; do
-    sleep 0.4
     kill -USR1 "$gpid" "$cpid"
+    wait_until "no status line $_i from vmsplice" has_lines gerr "$_i" "^[0-9]* bytes .* copied, "
+    wait_until "no status line $_i from splice-cat" has_lines cerr "$_i" "^[0-9]* bytes .* copied, "
   done
   wait "$gpid" || fail "vmsplice: status $?"
   wait "$cpid" || fail "splice-cat: status $?"
@@ -138,14 +148,14 @@ interrupt() {
   mkfifo in out
   vmsplice -s inf -L 64M > in 2> /dev/null &
   _gen=$!
-  splice-cat < out > /dev/null &
-  _sink=$!
+  marked_sink out
+  _sink=$SINK
   # splice-cat's -v is cat's: its verbose switch is --verbose, as in every tool.
   $SIGNALS_BACK "$@" --verbose --progress < in > out 2> err &
   _pid=$!
   wait_watcher $_gen
   wait_watcher $_pid
-  sleep 0.3
+  wait_until "$1: no byte came through" nonempty out.got
   kill -"$_sig" "$_pid"
   ends_by "$_sig" "$1" "$_pid" err
   # The generator dies of SIGPIPE, the sink sees the end.
@@ -158,16 +168,17 @@ t_ending_signals() {
   for sig in INT TERM; do
     interrupt $sig splice-cat
     interrupt $sig splice-tee copy
-    interrupt $sig vmsplice-touser
+    # -d: its dump says that bytes came through.
+    interrupt $sig vmsplice-touser -d
     # vmsplice writes, so it is its own generator.
     rm -f out
     mkfifo out
-    splice-cat < out > /dev/null &
-    sink=$!
+    marked_sink out
+    sink=$SINK
     $SIGNALS_BACK vmsplice -s inf -L 64M -v --progress > out 2> err &
     pid=$!
     wait_watcher $pid
-    sleep 0.3
+    wait_until "vmsplice: no byte came through" nonempty out.got
     kill -$sig $pid
     ends_by $sig vmsplice $pid err
     wait $sink || :
@@ -189,22 +200,23 @@ tcase t_ending_signals_net "SIGINT, SIGTERM: splice-fromnet and splice-tonet, la
 t_ending_signals_net() {
   for sig in INT TERM; do
     # The receiver is signalled.
-    $SIGNALS_BACK splice-fromnet -b 127.0.0.1 0 -v --progress > /dev/null 2> lerr &
+    rm -f rout
+    mkfifo rout
+    marked_sink rout
+    $SIGNALS_BACK splice-fromnet -b 127.0.0.1 0 -v --progress > rout 2> lerr &
     lpid=$!
     port=$(port_of lerr $lpid)
     vmsplice -s inf -L 64M 2> /dev/null | splice-tonet 127.0.0.1 "$port" 2> /dev/null &
     spid=$!
-    # -v says when the sender is in.
-    for _i in $(seq 200); do
-      grep -q "connection from" lerr && break
-      sleep 0.05
-    done
-    sleep 0.3
+    wait_until "splice-fromnet: no byte came through" nonempty rout.got
     kill -$sig $lpid
     ends_by $sig splice-fromnet $lpid lerr
     wait $spid || :
     # The sender is signalled.
-    splice-fromnet -b 127.0.0.1 0 > /dev/null 2> lerr &
+    rm -f rout
+    mkfifo rout
+    marked_sink rout
+    splice-fromnet -b 127.0.0.1 0 > rout 2> lerr &
     lpid=$!
     port=$(port_of lerr $lpid)
     rm -f in
@@ -215,7 +227,7 @@ t_ending_signals_net() {
     spid=$!
     wait_watcher $gpid
     wait_watcher $spid
-    sleep 0.5
+    wait_until "splice-tonet: no byte came through" nonempty rout.got
     kill -$sig $spid
     ends_by $sig splice-tonet $spid serr
     wait $gpid || :
@@ -236,7 +248,8 @@ t_ending_signals_bench() {
       sleep 0.05
     done
     [ -n "$workers" ] || fail "no workers seen"
-    sleep 0.2
+    # Bytes counted, so that the last line has its estimate.
+    wait_until "splice-bench counted nothing" has_lines err 1 "^[1-9][0-9]* bytes .* copied, "
     kill -$sig $pid
     ends_by $sig splice-bench $pid err
     mentions err ", [0-9]*%, ETA "

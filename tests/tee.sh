@@ -48,6 +48,10 @@ t_verbose_methods() {
   mentions err "tee: 9000000 bytes"
   mentions err "splice: 3000000 bytes"
   ! grep -q "read/write" err || fail "a fallback was used: $(cat err)"
+  # What the methods sum, output by output.
+  for o in "standard output" f1 f2 f3; do
+    mentions err "^splice-tee: $o: 3000000 bytes$"
+  done
   # One output: the input is spliced straight to it.
   cat in | splice-tee -v 2> err | cat > out
   same in out
@@ -291,19 +295,27 @@ t_sigint() {
   mkfifo o
   cat o > out &
   # Background jobs start with SIGINT ignored: give the tool the default.
-  { cat in; sleep 2; cat in; } | env --default-signal=INT splice-tee -i f1 > o &
+  # The signal comes once the first half is through, the second half after
+  # it: mid-stream.
+  rm -f go
+  { cat in; wait_until "no go" exists go; cat in; } |
+    env --default-signal=INT splice-tee -i f1 > o &
   pid=$!
-  sleep 1
+  wait_until "the first half never reached f1" has_bytes f1 1048576
   kill -INT "$pid"
+  : > go
   wait "$pid" && st=0 || st=$?
   status 0 "$st" "splice-tee -i after SIGINT"
   wait
   all_same ref out f1
   cat o > out &
-  { cat in; sleep 2; cat in; } | env --default-signal=INT splice-tee f1 > o &
+  rm -f go f1
+  { cat in; wait_until "no go" exists go; cat in; } |
+    env --default-signal=INT splice-tee f1 > o &
   pid=$!
-  sleep 1
+  wait_until "the first half never reached f1" has_bytes f1 1048576
   kill -INT "$pid"
+  : > go
   wait "$pid" && st=0 || st=$?
   status 130 "$st" "splice-tee without -i after SIGINT"
 }
@@ -345,27 +357,33 @@ t_slow_reader() {
   # A byte written is a byte passed on: the first line arrives before EOF.
   mkfifo o
   cat o > out2 &
-  { echo first; sleep 6; echo second; } | splice-tee f1 > o &
-  # Polled, for slow runs (valgrind): well before the second line is due.
-  for _ in 1 2 3 4 5 6 7 8 9 10; do
-    [ "$(cat out2)" = first ] && break
-    sleep 0.5
-  done
-  [ "$(cat out2)" = first ] || fail "the first line was held back: '$(cat out2)'"
-  [ "$(cat f1)" = first ] || fail "the first line was held back from f1"
+  # The second line comes only once the first is through, both ways.
+  rm -f go
+  { echo first; wait_until "no go" exists go; echo second; } | splice-tee f1 > o &
+  wait_until "the first line was held back: '$(cat out2)'" has_bytes out2 6
+  wait_until "the first line was held back from f1" has_bytes f1 6
+  [ "$(cat out2)" = first ] || fail "the first line: '$(cat out2)'"
+  [ "$(cat f1)" = first ] || fail "f1's first line: '$(cat f1)'"
+  : > go
   wait
 }
 
 tcase t_in_flight "a stalled stdout reader holds the files back: at most one pipe capacity ahead"
 t_in_flight() {
   random_file in 16777216
-  cat in | splice-tee f1 f2 | { sleep 2; cat; } > out &
-  sleep 1
+  rm -f tpid go
+  # The reader stalls until splice-tee waits for it, and is checked.
+  # (An asynchronous command's stdin is /dev/null but for a redirection.)
+  cat in | { exec 3<&0; splice-tee f1 f2 <&3 3<&- & echo $! > tpid; wait; } |
+    { wait_until "no go" exists go; cat; } > out &
+  wait_until "no pid of splice-tee" nonempty tpid
+  wait_until "splice-tee never waited for its reader" sleeping "$(cat tpid)"
   # stdout is grown to 1 MiB: the files get only what stdout took.
   for f in f1 f2; do
     n=$(wc -c < "$f")
     [ "$n" -le 2097152 ] || fail "$f is $n bytes ahead of a stalled reader"
   done
+  : > go
   wait
   all_same in out f1 f2
 }
@@ -429,7 +447,7 @@ t_options() {
   done
   cat in | splice-tee --pipe-size 4096 -v f1 2> err | cat > out
   all_same in out f1
-  mentions err "pipe capacity: 4096 bytes (1 pages)"
+  mentions err "pipe capacity: 4096 bytes (1 page)"
   # A stdout pipe bigger than the internal one: through the internal one.
   cat in | splice-tee --pipe-size 64K f1 f2 | splice-cat --pipe-size 2M | cat > out
   all_same in out f1 f2
@@ -503,6 +521,39 @@ t_pipe_requests() {
   reader_asks 1M 524288 tee 'tee\(0, 1, ' splice-tee /dev/null
   [ "$(wc -c < asks.out)" -eq 8388608 ] || fail "splice-tee passed on $(wc -c < asks.out) bytes"
   reader_asks 64K 65536 tee 'tee\(0, 1, ' splice-tee /dev/null
+}
+
+# idle_until_done: a writer that sends nothing and stays open until the
+# file "done" exists (at most 20 s): an input that never ends by itself.
+idle_until_done() {
+  _i=0
+  while [ ! -e done ] && [ $_i -lt 200 ]; do
+    sleep 0.1
+    _i=$((_i + 1))
+  done
+}
+
+tcase t_p_idle_reader_gone "-p, input idle, every pipe output's reader gone: exits at once, 0, quiet (tee 9.3+)"
+t_p_idle_reader_gone() {
+  mkfifo fifo
+  for opts in "-p" "--output-error=exit-nopipe" "-p fifo"; do
+    rm -f done
+    [ "$opts" != "-p fifo" ] || { timeout 20 head -c 0 fifo & bg=$!; }
+    # shellcheck disable=SC2086 # the options are words
+    idle_until_done | { run_status st timeout 10 splice-tee $opts 2> err; touch done; } | :
+    status 0 "$(cat st)" "splice-tee $opts, input idle, reader gone"
+    [ ! -s err ] || { cat err >&2; fail "splice-tee $opts printed a message"; }
+  done
+  wait
+  # An output that is still there (a file) keeps it going, as tee: "b",
+  # sent once the reader has gone, reaches f.
+  rm -f done
+  { printf a; idle_until_done; printf b; } |
+    { run_status st timeout 10 splice-tee -p f 2> err; } |
+    { head -c 1 > o; exec 0<&-; touch done; }
+  status 0 "$(cat st)" "splice-tee -p f, the reader gone"
+  printf ab > exp
+  same exp f
 }
 
 run_area "$@"

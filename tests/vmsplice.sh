@@ -8,7 +8,7 @@
 . "${TESTS:?run me through tests/run.sh}/lib.sh"
 
 SIZES="0 1 4095 4096 65535 65536 65537 1048583"
-PATTERNS="zero fill:0x41 fill:7 ramp seq random random:12345"
+PATTERNS="zero fill:0x41 fill:7 ramp seq random random:12345 text:thirteen-byte text:\\x00\\t"
 
 # gen FILE ARGS...: vmsplice ARGS | cat > FILE, exit status checked.
 gen() {
@@ -313,7 +313,8 @@ t_verbose() {
   vmsplice -v --reuse -p seq -s 8M 2> err | cat > /dev/null
   mentions err "reuse"
   vmsplice -v --pipe-size 4096 -s 8M 2> err | cat > /dev/null
-  mentions err "pipe 4096 bytes (1 pages)"
+  mentions err "pipe 4096 bytes (1 page)"
+  mentions err "pipe capacity: 4096 bytes (1 page)$"
   vmsplice -v -s inf 2> err | head -c 1000000 > /dev/null || :
   mentions err "endless"
   vmsplice --progress -p seq -s 64M 2> err | cat > /dev/null
@@ -400,7 +401,8 @@ t_usage_errors() {
   mentions err "0 to 255"
   run_status st vmsplice -s 1Q 2> err
   mentions err "size"
-  for bad in "--verify bogus" "--verify random:z" "--verify" "-s 0" "-s 2G" "-s x" "-q"; do
+  for bad in "--verify bogus" "--verify random:z" "--verify" "--chunk 0" "--chunk 2G" "-s x" \
+    "-s -1" "--compare" "--compare f --verify seq" "-q"; do
     # shellcheck disable=SC2086
     run_status st vmsplice-touser $bad < /dev/null > out 2> err
     status 2 "$(cat st)" "vmsplice-touser $bad"
@@ -436,7 +438,7 @@ t_touser_dump_count() {
     [ "$(cat f | vmsplice-touser -c)" -eq "$n" ] || fail "-c $n"
   done
   random_file r 300000
-  cat r | vmsplice-touser -s 7 -d > out || fail "-s 7 -d"
+  cat r | vmsplice-touser --chunk 7 -d > out || fail "--chunk 7 -d"
   od -A d -t x1z -v r > ref
   same ref out
   if [ -z "${STRICT:-}" ]; then
@@ -526,16 +528,113 @@ t_touser_rdwr_fifo() {
   mentions err "a pipe open for writing too"
 }
 
-tcase t_touser_requests "vmsplice-touser: half the pipe per call, 64 KiB at least; -s wins"
+tcase t_touser_requests "vmsplice-touser: half the pipe per call, 64 KiB at least; --chunk wins"
 t_touser_requests() {
   need strace
   ere='vmsplice\(0, \[\{iov_base=.*, iov_len='
   reader_asks 1M 524288 vmsplice "$ere" vmsplice-touser -c
   counted asks.out 8388608 "vmsplice-touser -c"
   reader_asks 64K 65536 vmsplice "$ere" vmsplice-touser -c
-  reader_asks 1M 1048576 vmsplice "$ere" vmsplice-touser -c -s 1M
-  reader_asks 1M 5000 vmsplice "$ere" vmsplice-touser -c -s 5000
-  counted asks.out 8388608 "vmsplice-touser -c with -s 5000"
+  reader_asks 1M 1048576 vmsplice "$ere" vmsplice-touser -c --chunk 1M
+  reader_asks 1M 5000 vmsplice "$ere" vmsplice-touser -c --chunk 5000
+  counted asks.out 8388608 "vmsplice-touser -c with --chunk 5000"
+}
+
+tcase t_text_pattern "-p text:STRING, C escapes: text:y and a newline is yes, text:STR and one is yes STR"
+t_text_pattern() {
+  for n in 0 1 2 4095 4096 1048577 67108865; do
+    yes | head -c "$n" > ref
+    gen out -p 'text:y\n' -s "$n"
+    same ref out
+  done
+  # Endless, as yes is, until the reader stops.
+  run_status st vmsplice -p 'text:y\n' -s inf | head -c 10000000 > out
+  yes | head -c 10000000 > ref
+  same ref out
+  # A string whose length divides no pipe capacity, through every way of
+  # refilling, and checked by --verify with the same pattern.
+  yes 'hello, world' | head -c 67108871 > ref
+  ways="fresh stream memfd reuse"
+  [ -n "${STRICT:-}" ] || ways="$ways write"
+  for how in $ways; do
+    gen out -p 'text:hello, world\n' --refill "$how" -s 67108871
+    same ref out
+  done
+  cat ref | vmsplice-touser --verify 'text:hello, world\n' -c > count ||
+    fail "--verify text: did not pass yes's output"
+  counted count 67108871 "--verify text"
+  # Every escape of C: \a \b \t \n \v \f \r \e \\ \' \" \? \ooo \xHH.
+  printf '\a\b\t\n\v\f\r\033\\'"'"'"?A\0\001\377' > unit
+  for _ in 1 2 3 4 5 6 7; do cat unit unit unit unit unit unit unit; done > ref
+  n=$(wc -c < ref)
+  gen out -p 'text:\a\b\t\n\v\f\r\e\\\'"'"'\"\?\101\0\x01\xff' -s "$n"
+  same ref out
+  for bad in 'text:' 'text:\q' 'text:\x' 'text:\xg' 'text:a\' 'text:\400'; do
+    run_status st vmsplice -p "$bad" > out 2> err
+    status 2 "$(cat st)" "vmsplice -p '$bad'"
+    mentions err "text"
+    [ ! -s out ] || fail "vmsplice -p '$bad' wrote to stdout"
+  done
+}
+
+tcase t_touser_size "vmsplice-touser -s SIZE reads SIZE bytes and stops, as vmsplice -s writes them; inf"
+t_touser_size() {
+  for n in 0 1 4097 1048576 3000001; do
+    run_status st vmsplice -p seq -s 8M |
+      vmsplice-touser -s "$n" --verify seq -c > count || fail "-s $n"
+    counted count "$n" "vmsplice-touser -s $n"
+  done
+  vmsplice -p seq -s 1M | vmsplice-touser --size inf -c > count || fail "--size inf"
+  counted count 1048576 "vmsplice-touser --size inf"
+  # Past the end: what there is.
+  vmsplice -p seq -s 1M | vmsplice-touser -s 2M -c > count || fail "-s 2M"
+  counted count 1048576 "vmsplice-touser -s 2M of 1M"
+  # A file by read(2), and the bytes are the first SIZE.
+  if [ -z "${STRICT:-}" ]; then
+    random_file r 100000
+    vmsplice-touser -s 4097 -d < r > out || fail "-s 4097 < file"
+    head -c 4097 r | od -A d -t x1z -v > ref
+    same ref out
+  fi
+}
+
+# like_cmp REF: `vmsplice-touser --compare REF` against `cmp - REF`, stdin
+# the file "in" through a pipe: the same stdout, exit status and stderr
+# (cmp's name for its own).
+like_cmp() {
+  cat in | run_status ref.st cmp - "$1" > ref.out 2> ref.err
+  cat in | run_status st vmsplice-touser --compare "$1" > out 2> err
+  same ref.out out
+  sed 's/^cmp: /vmsplice-touser: /' ref.err > exp.err
+  same exp.err err
+  status "$(cat ref.st)" "$(cat st)" "vmsplice-touser --compare $1 (cmp - $1)"
+}
+
+tcase t_touser_compare "vmsplice-touser --compare FILE: cmp's message and status on the first difference"
+t_touser_compare() {
+  seq 1 300000 > in
+  cp in same
+  like_cmp same
+  # A byte changed far in, on line 250001.
+  sed '250001s/^2/X/' in > changed
+  like_cmp changed
+  # One a prefix of the other: at a line's end and inside a line; empty.
+  head -c 1000000 in > short
+  like_cmp short
+  head -n 1000 in > lines
+  like_cmp lines
+  : > empty
+  like_cmp empty
+  cp in long
+  cp lines in
+  like_cmp long
+  : > in
+  like_cmp long
+  like_cmp empty
+  # A FILE that cannot be read: named, exit 1 (cmp: 2; ours are 0 1 2).
+  : | run_status st vmsplice-touser --compare missing 2> err
+  status 1 "$(cat st)" "--compare missing"
+  mentions err "vmsplice-touser: missing: No such file or directory"
 }
 
 run_area "$@"
