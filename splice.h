@@ -7,12 +7,13 @@
  *
  * Who calls whom inside lib/ (no cycles):
  *
- *   msg.c         messages and the exit status they imply   (libc only)
- *   clock.c       monotonic seconds, sleeping                (libc only)
- *   options.c     common options, sizes, tool_start()        -> progress, fd, msg
+ *   msg.c         messages and the exit status they imply   -> term
+ *   term.c        stderr: bounded waits, a terminal's rows   -> clock
+ *   clock.c       monotonic seconds, sleeping, timed locks   (libc only)
+ *   options.c     common options, sizes, tool_start()        -> progress, term, fd, msg
  *   fd.c          descriptors and pipes, retrying I/O        -> clock, msg
  *   account.c     bytes per method, -v totals, rate limit    -> clock, msg
- *   progress.c    --progress lines, SIGUSR1/SIGINT watcher   -> account, clock, msg
+ *   progress.c    --progress lines, SIGUSR1/SIGINT watcher   -> account, term, fd, clock, msg
  *   move.c        move_fd(): splice, copy_file_range, ...    -> fd, account, msg
  *   ranges.c      sparse copies, --skip by offset            -> move, fd
  *   move_socket.c move_to_socket(): sendfile, splice         -> move, fd, account
@@ -29,6 +30,7 @@
 #ifndef SPLICE_TOOLS_SPLICE_H
 #define SPLICE_TOOLS_SPLICE_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -97,6 +99,8 @@ struct common_opts {
 	const char *name;	/* --name: what starts the status line, or NULL */
 	double interval_secs;	/* --interval: between status lines, 0 = 1 s */
 	bool numeric;		/* --numeric: bare numbers, one a line */
+	bool size_given;	/* --size: the total to expect is size_bytes */
+	uint64_t size_bytes;
 	size_t pipe_bytes;	/* --pipe-size, 0 = DEFAULT_PIPE_BYTES */
 	uint64_t rate_limit;	/* -L: bytes a second, 0 = no limit */
 };
@@ -129,6 +133,7 @@ enum {
 	OPT_NUMERIC,
 	OPT_PIPE_SIZE,
 	OPT_VERBOSE,		/* --verbose, for a tool whose -v means something else */
+	OPT_SIZE,		/* --size, for the tools that take it */
 	OPT_TOOL_FIRST = 0x120,	/* first code free for a tool's own options */
 };
 
@@ -175,6 +180,15 @@ enum {
 #define RATE_LIMIT_LONG_OPTION { "rate-limit", required_argument, NULL, 'L' }
 #define RATE_LIMIT_HELP \
 	"  -L, --rate-limit RATE  move at most RATE bytes a second (4M, 500KB)\n"
+/*
+ * --size SIZE|@FILE, the total that --progress expects, for the tools that
+ * cannot know it (a pipe's input); the same way in.  A tool whose own
+ * --size is its total (vmsplice) leaves it out.
+ */
+#define SIZE_LONG_OPTION { "size", required_argument, NULL, OPT_SIZE }
+#define SIZE_HELP \
+	"      --size SIZE     expect SIZE bytes, for --progress's percent and ETA;\n" \
+	"                      @FILE: as many as FILE holds\n"
 
 /*
  * Handles a getopt_long() result that is none of the tool's own options: a
@@ -348,9 +362,10 @@ enum progress_count {
 /*
  * Zeroes the counters and starts the clock for rates: totals per method at
  * the end under verbose, and at most rate bytes a second (0: no limit),
- * counted as count says.  account_start() calls it.
+ * counted as count says; total (TO_EOF: none) is the user's --size, which
+ * account_set_total() does not change.  account_start() calls it.
  */
-void account_reset(int verbose, enum progress_count count, uint64_t rate);
+void account_reset(int verbose, enum progress_count count, uint64_t rate, uint64_t total);
 /*
  * Counts n bytes moved by method m.  Under a rate limit, sleeps until the
  * bytes counted so far are due (COUNT_MOVED).  Safe beside the progress
@@ -363,9 +378,18 @@ void account(enum xfer_method m, uint64_t n);
  * still counts each method.
  */
 void account_input(uint64_t n);
+/*
+ * n bytes of a hole that a sparse copy kept as a hole: --progress counts
+ * them (they are in the output, as dd conv=sparse counts them); -L and the
+ * methods do not, since nothing moved.
+ */
+void account_holes(uint64_t n);
 /* The bytes counted so far, as --progress shows them. */
 uint64_t account_bytes(void);
-/* The bytes the whole transfer will move, TO_EOF (the default) when unknown. */
+/*
+ * The bytes the whole transfer will move, TO_EOF (the default) when
+ * unknown; 0 says nothing either (procfs's sizes).  A --size wins.
+ */
 void account_set_total(uint64_t bytes);
 uint64_t account_total(void);
 /* Name of a method, as -v and --strict messages print it. */
@@ -392,9 +416,9 @@ void restart_rate_clock(void);
  */
 void account_start(const struct common_opts *c, enum progress_count count);
 /*
- * Once a tool's options are parsed (lib/options.c): account_start() for its
- * transfer, then std_fds_fill(needed).  Returns the descriptors that were
- * closed; exit_status() says whether to go on.
+ * Once a tool's options are parsed (lib/options.c): std_fds_fill(needed),
+ * term_start(), then account_start() for its transfer.  Returns the
+ * descriptors that were closed; exit_status() says whether to go on.
  */
 unsigned int tool_start(unsigned int needed, enum progress_count count);
 /*
@@ -405,9 +429,72 @@ unsigned int tool_start(unsigned int needed, enum progress_count count);
 void on_ending_signal(void (*hook)(void));
 /*
  * At the end of a tool, once: ends the --progress output with a final line
- * and prints the -v totals (report_methods()).
+ * and prints the -v totals (report_methods()).  A tool that ends without an
+ * error (exit_status()) moved the whole: its last line says 100%, whatever
+ * a size promised.
  */
 void report_totals(void);
+/*
+ * The pipes whose fill level the status line shows, "in 3% out 100%": a
+ * full output pipe means the stage after is slow, an empty input pipe the
+ * stage before.  Either may be -1 or not a pipe (not shown).  The tool
+ * calls it again before it closes one of them.
+ */
+void status_pipes(int in, int out);
+
+/* When the terminal is narrow, the groups of the status line go lowest first. */
+enum status_keep {
+	KEEP_UNITS = 10,	/* "(210 MB, 200 MiB)" */
+	KEEP_AVG = 20,		/* "avg 200 MiB/s" */
+	KEEP_SECS = 30,		/* "1.00 s" */
+	KEEP_FILL = 40,		/* "in 3% out 100%" */
+	KEEP_RATE = 50,		/* "200 MiB/s" */
+	KEEP_ALWAYS = 100,	/* the bytes, the percent and the ETA */
+};
+/* A group a tool adds to its status line (splice-buffer: its fill level). */
+struct status_group {
+	/*
+	 * Writes the group's text into buf ("ring 40%"), without separators,
+	 * and returns its length; 0 shows nothing this time.  Runs on the
+	 * watcher thread too, under the status lines' lock: it may read only
+	 * what is safe to read there (atomics).
+	 */
+	size_t (*text)(char *buf, size_t size, void *arg);
+	void *arg;
+	int keep;		/* a KEEP_* rank: when the line must shrink */
+};
+/*
+ * After tool_start(): g's group goes after the rates and fill levels,
+ * before the percent.  0, or -1 when there are too many.
+ */
+int status_group_add(const struct status_group *g);
+
+/* ---- standard error and the terminal: lib/term.c ------------------------ */
+
+/*
+ * Once the descriptors 0-2 are in place (tool_start()): stderr gets an open
+ * file of its own that never blocks, where it can, so that a write waits
+ * for room in poll(2) and never past the thread's deadline; on a terminal,
+ * the status lines get their row.  Before it, messages go straight to fd 2.
+ */
+void term_start(void);
+/*
+ * Every write to stderr by the calling thread waits for room no later than
+ * deadline, a now_seconds() time (< 0: for ever, the default), and what it
+ * could not write is dropped.
+ */
+void term_deadline(double deadline);
+/* Whole lines of text, one write(2): a message, a --numeric line. */
+void term_print(const char *text, size_t len);
+/* Columns of the terminal for a status line; 0 when stderr is not one. */
+size_t term_columns(void);
+/*
+ * A status line, without a newline: on a terminal it is redrawn in its
+ * row (or after \r) until one comes with keep; elsewhere, a line.
+ */
+void term_status(const char *line, size_t len, bool keep);
+/* Leaves the terminal as a shell expects it: the \r line ended, the row given up. */
+void term_end(void);
 /* ---- TCP and Unix-domain streams: lib/tcp.c; addresses: lib/addr.c ------ */
 
 /* A socket address as a script reads it: "127.0.0.1" or "::1", and a port. */
@@ -715,6 +802,8 @@ unsigned int std_fds_fill(unsigned int needed);
 double now_seconds(void);
 /* Sleeps secs seconds (nothing when secs <= 0), through EINTR. */
 void sleep_seconds(double secs);
+/* Locks m, waiting no later than deadline (now_seconds(); < 0: for ever); false if not. */
+bool lock_until(pthread_mutex_t *m, double deadline);
 
 /* ---- memory: lib/mem.c -------------------------------------------------- */
 
