@@ -33,9 +33,9 @@ static void
 help(void)
 {
 	printf("Usage: %s [-4|-6] [-b ADDR] [-klNn] [-s SIZE] [-U PATH] [-w SECS]\n"
-	    "       [--allow ADDR[/PREFIX]]... [--timeout SECS] [--poll] [--nonblock] [-v]\n"
-	    "       [--strict] [--progress] [--name NAME] [--interval SECS] [--numeric]\n"
-	    "       [--pipe-size SIZE] [HOST] PORT | HOST:PORT\n"
+	    "       [--allow ADDR[/PREFIX]]... [--timeout SECS] [--poll] [--nonblock]\n"
+	    "       [--size SIZE] [-v] [--strict] [--progress] [--name NAME]\n"
+	    "       [--interval SECS] [--numeric] [--pipe-size SIZE] [HOST] PORT | HOST:PORT\n"
 	    "Listen on TCP PORT (0: any free port), accept a connection and splice(2)\n"
 	    "what the peer sends to standard output.  The address and port listened\n"
 	    "on are printed to standard error.\n"
@@ -55,6 +55,7 @@ help(void)
 	    "                      with -k, end when none follows within SECS\n"
 	    "      --poll          poll(2) the socket before each splice, as splice.git -w\n"
 	    "      --nonblock      pass SPLICE_F_NONBLOCK to splice(2), as splice.git -n\n"
+	    SIZE_HELP
 	    COMMON_HELP, progname);
 }
 
@@ -191,6 +192,7 @@ listen_and_serve(struct listen_opts *lo, const struct tcp_opts *to, const char *
 	if (exit_status() != 0)
 		return exit_status();
 	lo->cap = fd_is_pipe(STDOUT_FILENO) ? pipe_grow(STDOUT_FILENO, &eo) : -1;
+	status_pipes(-1, STDOUT_FILENO);
 	listener = lo->unix_path ? unix_listen(lo->unix_path) :
 	    tcp_listen(bind_addr, port, to, &here);
 	if (listener < 0)
@@ -225,6 +227,7 @@ main(int argc, char *argv[])
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 		{ "poll", no_argument, NULL, OPT_POLL },
 		{ "nonblock", no_argument, NULL, OPT_NONBLOCK },
+		SIZE_LONG_OPTION,
 		COMMON_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 }
 	};

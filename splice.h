@@ -232,8 +232,9 @@ int pipe_open(int fds[2], const struct engine_opts *o);
  */
 uint64_t fd_size_left(int fd);
 /*
- * fd_size_left() of every named input ("-": standard input), summed, for
- * a percentage; TO_EOF when one has no size or cannot be opened.
+ * fd_size_left() of every named input ("-": standard input, counted once:
+ * a second "-" finds it at its end), summed, for a percentage; TO_EOF when
+ * one has no size or cannot be opened.
  */
 uint64_t inputs_size(char *const *names);
 
@@ -308,8 +309,8 @@ struct xfer {
  * fewer than x->len bytes came.
  * With x->sparse, a regular file copied to a regular file written at or
  * past its end keeps its holes: SEEK_DATA/SEEK_HOLE find the data, a hole
- * moves only the output's offset (ftruncate(2) at the end); x->moved counts
- * the holes, account() does not.
+ * moves only the output's offset (ftruncate(2) at the end); x->moved and
+ * --progress count the holes (account_holes()), the methods do not.
  */
 int move_fd(struct xfer *x);
 /*
@@ -357,7 +358,8 @@ int cat_format_end(struct cat_format *f, int out);
 /* What --progress counts. */
 enum progress_count {
 	COUNT_MOVED,		/* every byte account() is told of */
-	COUNT_INPUT,		/* bytes taken from the input: account_input() */
+	COUNT_INPUT,		/* bytes taken from the input, or one way of
+				 * duplex_run(): account_input() */
 };
 /*
  * Zeroes the counters and starts the clock for rates: totals per method at
@@ -373,9 +375,10 @@ void account_reset(int verbose, enum progress_count count, uint64_t rate, uint64
  */
 void account(enum xfer_method m, uint64_t n);
 /*
- * For a tool that copies its input to several outputs (COUNT_INPUT): n
- * bytes were taken from the input (the rate limit holds here); account()
- * still counts each method.
+ * For a tool that copies its input to several outputs, or a connection
+ * counted one way (COUNT_INPUT): n bytes were taken from the input, or
+ * moved the way that counts (the rate limit holds here); account() still
+ * counts each method.
  */
 void account_input(uint64_t n);
 /*
@@ -609,6 +612,11 @@ enum duplex_party { PARTY_NONE, PARTY_IN, PARTY_PEER, PARTY_OUT };
 struct duplex {
 	int in, sock, out;	/* standard input, the connection, standard output */
 	bool no_reply;		/* drop what the peer sends instead of copying it to out */
+	/*
+	 * What --progress and -L count (account_input(), COUNT_INPUT): what
+	 * the peer sends, else (splice-tonet) what is sent to it.
+	 */
+	bool count_received;
 	double idle_secs;	/* > 0: nothing moving either way this long fails */
 	struct engine_opts opts;	/* strict, verbose, pipe size */
 	/* results */

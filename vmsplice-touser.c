@@ -191,6 +191,7 @@ main(int argc, char *argv[])
 	if (exit_status() != 0)
 		return exit_status();
 	account_set_total(fd_size_left(STDIN_FILENO));
+	status_pipes(STDIN_FILENO, -1);
 
 	/*
 	 * vmsplice(2) reads a pipe only through a read-only descriptor: on one

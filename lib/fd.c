@@ -72,15 +72,18 @@ path_size(const char *name)
 uint64_t
 inputs_size(char *const *names)
 {
+	bool stdin_counted = false;
 	uint64_t sum = 0;
 
 	for (; *names; names++) {
-		uint64_t size = strcmp(*names, "-") == 0 ? fd_size_left(STDIN_FILENO) :
-		    path_size(*names);
+		bool is_stdin = strcmp(*names, "-") == 0;
+		uint64_t size = !is_stdin ? path_size(*names) :
+		    stdin_counted ? 0 : fd_size_left(STDIN_FILENO);
 
 		if (size == TO_EOF || sum + size < sum)
 			return TO_EOF;
 		sum += size;
+		stdin_counted |= is_stdin;
 	}
 	return sum;
 }

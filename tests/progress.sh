@@ -157,6 +157,64 @@ t_percent() {
   ! grep -q "%" err || fail "a percentage without a known total: $(cat err)"
 }
 
+tcase t_size_option "--size SIZE and --size @FILE: percent and ETA for a pipe's input, in every tool that takes it"
+t_size_option() {
+  random_file f 3000000
+  cat f | splice-cat -L 4M --interval 0.25 --size 3000000 2> err > out
+  same f out
+  mentions err "^[0-9]* bytes .*, [1-9][0-9]*%, ETA 0:00:0[0-9]$"
+  mentions err "^3000000 bytes .*, 100%, ETA 0:00:00$"
+  cat f | splice-cat -L 4M --interval 0.25 --size @f --numeric 2> pct > out
+  same f out
+  grep -qv '^[0-9][0-9]*$' pct && { cat pct >&2; fail "--numeric: not only numbers"; }
+  awk '$1 > 100 { exit 1 }' pct || { cat pct >&2; fail "--size @f: not percentages"; }
+  [ "$(tail -n 1 pct)" -eq 100 ] || fail "last percentage $(tail -n 1 pct)"
+  cat f | splice-tee -L 4M --interval 0.25 --size @f copy 2> err > out
+  same f out
+  mentions err "^[0-9]* bytes .*, [1-9][0-9]*%, ETA 0:00:0[0-9]$"
+  mentions err "^3000000 bytes .*, 100%, ETA 0:00:00$"
+  # Both ends of a connection.
+  splice-fromnet -b 127.0.0.1 0 --size @f --progress > got 2> lerr &
+  lpid=$!
+  port=$(port_of lerr $lpid)
+  cat f | splice-tonet -L 4M --interval 0.25 --size 3000000 127.0.0.1 "$port" 2> serr
+  wait $lpid || { cat lerr >&2; fail "splice-fromnet"; }
+  same f got
+  mentions serr "^[0-9]* bytes .*, [1-9][0-9]*%, ETA 0:00:0[0-9]$"
+  mentions serr "^3000000 bytes .*, 100%, ETA 0:00:00$"
+  mentions lerr "^3000000 bytes .*, 100%, ETA 0:00:00$"
+  # What --size cannot take.
+  for bad in @nosuch @/dev/null @. 1.5M -1 ""; do
+    run_status st splice-cat --size "$bad" f > /dev/null 2> err
+    status 2 "$(cat st)" "--size '$bad'"
+    mentions err "^splice-cat: --size: "
+  done
+  mentions err "Try 'splice-cat --help'"
+}
+
+tcase t_fill "fill levels: a slow reader shows out near 100%, a slow writer in near 0%"
+t_fill() {
+  # The stage after is slow: the pipes fill up behind it.
+  vmsplice -s 16M --interval 0.25 --name gen 2> gerr |
+    splice-cat --interval 0.25 --name cat 2> cerr | splice-cat -L 6M > /dev/null
+  [ "$(lines_with gerr ", out \(9[0-9]\|100\)%, ")" -ge 3 ] ||
+    { cat gerr >&2; fail "vmsplice, slow reader: out not near 100%"; }
+  [ "$(lines_with cerr ", in \(9[0-9]\|100\)% out \(9[0-9]\|100\)%$")" -ge 3 ] ||
+    { cat cerr >&2; fail "splice-cat, slow reader: in and out not near 100%"; }
+  # The stage before is slow: the pipes stay empty.
+  vmsplice -s 4M -L 4M -p seq | splice-cat --interval 0.25 2> cerr |
+    vmsplice-touser --verify seq --interval 0.25 2> verr
+  [ "$(lines_with cerr ", in [0-9]% out [0-9]%$")" -ge 3 ] ||
+    { cat cerr >&2; fail "splice-cat, slow writer: in and out not near 0%"; }
+  [ "$(lines_with verr ", in [0-9]%$")" -ge 3 ] ||
+    { cat verr >&2; fail "vmsplice-touser, slow writer: in not near 0%"; }
+  # A file is not a pipe: no level.
+  head -c 1M /dev/zero > z
+  splice-cat --progress z 2> err > z2
+  grep -q " in \| out " err && { cat err >&2; fail "a fill level for files"; }
+  :
+}
+
 # wait_watcher PID: until PID runs its watcher thread (a second thread), which
 # takes SIGUSR1 from then on; before that (a slow start under valgrind), the
 # signal's default action would end it, as it would end dd.
@@ -450,6 +508,89 @@ t_rate_limit_tools() {
   limited 0.95 2.5 "vmsplice -s 2M -p seq | splice-tonet -L 2M 127.0.0.1 $port"
   wait $lpid || fail "splice-fromnet"
   cat got | vmsplice-touser --verify seq || fail "splice-tonet: wrong bytes"
+}
+
+# last_says ERR FILE: the last status line in ERR counts the bytes of FILE,
+# at 100% when it shows a percent.
+last_says() {
+  _n=$(wc -c < "$2")
+  tail -n 1 "$1" | grep -q "^$_n bytes\( (.*)\)\? copied, " ||
+    { cat "$1" >&2; fail "the last line does not say the $_n bytes of $2"; }
+  if tail -n 1 "$1" | grep -q '%'; then
+    tail -n 1 "$1" | grep -q ', 100%, ETA 0:00:00$' || { cat "$1" >&2; fail "$2: not 100%"; }
+  fi
+}
+
+# first_line ERR PID: waits until ERR holds a status line of PID.
+first_line() {
+  for _i in $(seq 500); do
+    grep -q copied "$1" 2> /dev/null && return 0
+    [ -d "/proc/$2" ] || break
+    sleep 0.01
+  done
+  fail "no status line in $1"
+}
+
+tcase t_size_lies "--progress totals when sizes lie: holes, - -, sysfs, procfs, a file that grows or shrinks"
+t_size_lies() {
+  # A sparse copy keeps its holes and counts them, as dd conv=sparse does.
+  truncate -s 64M sparse
+  echo data >> sparse
+  splice-cat --progress sparse 2> err > copy
+  same sparse copy
+  last_says err copy
+  # Standard input twice: its size once.
+  random_file f 1000000
+  splice-cat --progress - - < f 2> err > copy
+  same f copy
+  last_says err copy
+  # sysfs says 4096, procfs 0, whatever they hold.
+  for file in /sys/devices/system/cpu/online /proc/version; do
+    [ -r $file ] || continue
+    splice-cat --progress $file 2> err > copy
+    last_says err copy
+  done
+  # A file that grows, then one that shrinks, while it is copied.
+  random_file more 1000000
+  splice-cat -L 2M --interval 0.05 --progress f 2> err > copy &
+  pid=$!
+  first_line err $pid
+  cat more >> f
+  wait $pid || fail "splice-cat of a growing file"
+  same f copy
+  last_says err copy
+  [ "$(wc -c < copy)" -eq 2000000 ] || fail "the growing file: $(wc -c < copy) bytes"
+  splice-cat -L 2M --interval 0.05 --progress f 2> err > copy &
+  pid=$!
+  first_line err $pid
+  truncate -s 1000000 f
+  wait $pid || fail "splice-cat of a shrinking file"
+  same f copy
+  last_says err copy
+}
+
+tcase t_tonet_sent "splice-tonet --progress and -L count what is sent, not what an echo peer replies"
+t_tonet_sent() {
+  need socat
+  random_file f 2097152
+  socat -d -d TCP-LISTEN:0,bind=127.0.0.1 EXEC:cat 2> serr &
+  spid=$!
+  for _i in $(seq 100); do
+    port=$(sed -n 's/.*listening on AF=2 127.0.0.1:\([0-9]*\)$/\1/p' serr)
+    [ -n "$port" ] && break
+    [ -d "/proc/$spid" ] || break
+    sleep 0.1
+  done
+  [ -n "$port" ] || { cat serr >&2; fail "no port from socat"; }
+  # 2 MiB at 2 MiB/s: 1 s, not the 2 s of counting the replies too.
+  limited 0.95 1.9 \
+    "splice-tonet -L 2M --interval 0.25 --name sent 127.0.0.1 $port < f 2> err > back"
+  wait $spid || :
+  same f back
+  mentions err "^sent: 2097152 bytes .*, 100%, ETA 0:00:00$"
+  [ "$(lines_with err ", 100%, ")" -eq 1 ] || { cat err >&2; fail "100% before the end"; }
+  grep -q "^sent: 4194304 bytes" err && { cat err >&2; fail "the replies counted"; }
+  :
 }
 
 run_area "$@"
