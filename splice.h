@@ -20,7 +20,7 @@
  *   catfmt.c      cat's -n -b -s -E -T -v, through user space -> move, fd, account
  *   tee.c         tee_fd(): tee(2) to many outputs           -> move, fd, account
  *   tee_pipes.c   tee_open(): the tee engine's pipes         -> fd, msg
- *   tcp.c         connect, listen, accept, reset             -> addr, progress, fd, msg
+ *   tcp.c         connect, listen, accept, reset             -> addr, progress, term, fd, msg
  *   addr.c        HOST:PORT, ports, --allow nets, -4 -6 -n   (libc only)
  *   duplex.c      duplex_run(): to a socket and back at once -> move, fd, account
  *   pattern.c     the patterns vmsplice writes               -> msg
@@ -498,6 +498,12 @@ size_t term_columns(void);
 void term_status(const char *line, size_t len, bool keep);
 /* Leaves the terminal as a shell expects it: the \r line ended, the row given up. */
 void term_end(void);
+/*
+ * term_end() for a signal handler about to end the tool (SIGPIPE), best
+ * effort: no lock, one write(2).  term_start() installs such a handler for
+ * SIGPIPE where it is not ignored or handled; lib/tcp.c's calls it too.
+ */
+void term_dying(void);
 /* ---- TCP and Unix-domain streams: lib/tcp.c; addresses: lib/addr.c ------ */
 
 /* A socket address as a script reads it: "127.0.0.1" or "::1", and a port. */

@@ -368,6 +368,7 @@ static void
 abort_and_die(int sig)
 {
 	reset_registered();
+	term_dying();
 	signal(sig, SIG_DFL);
 	raise(sig);
 }

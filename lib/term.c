@@ -32,6 +32,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -223,9 +224,33 @@ block_detach(struct term_block *b, int id)
 }
 
 void
+term_dying(void)
+{
+	int saved_errno = errno;
+	struct shmid_ds ds;
+
+	if (term.open_cols > 0 && write(term.fd, "\n", 1) < 0) {
+		/* Nowhere left to say anything. */
+	}
+	if (term.block && shmctl(term.block_id, IPC_STAT, &ds) == 0 && ds.shm_nattch <= 1)
+		(void)shmctl(term.block_id, IPC_RMID, NULL);
+	errno = saved_errno;
+}
+
+/* A reader that went away ends the tool, as it ends cat: the terminal first. */
+static void
+die_of_sigpipe(int sig)
+{
+	term_dying();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+void
 term_start(void)
 {
 	struct stat st;
+	struct sigaction sa;
 	const char *name = getenv("TERM");
 	int fd;
 
@@ -251,6 +276,11 @@ term_start(void)
 	term.mode = name == NULL || *name == '\0' || strcmp(name, "dumb") == 0 ?
 	    DRAW_CR : DRAW_ROWS;
 	atexit(term_end);
+	if (sigaction(SIGPIPE, NULL, &sa) == 0 && sa.sa_handler == SIG_DFL) {
+		sa = (struct sigaction){ .sa_handler = die_of_sigpipe };
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGPIPE, &sa, NULL);
+	}
 }
 
 size_t

@@ -120,6 +120,38 @@ t_rows() {
   [ "$(wc -l < drew)" -eq 2 ] || { cat log >&2; fail "a row showed both tools"; }
 }
 
+# no_segment_of PID: no System V segment that PID created is left.
+no_segment_of() {
+  if command -v ipcs > /dev/null; then
+    ipcs -m -p | awk -v p="$1" '$3 == p { found = 1 } END { exit found }' ||
+      { ipcs -m -p >&2; fail "pid $1 left its terminal's segment"; }
+  fi
+}
+
+tcase t_message_line "on a terminal a message or the shell starts a line of its own: mid-run, after SIGPIPE"
+t_message_line() {
+  pty=$(helper pty-screen)
+  random_file f 1000000
+  mkfifo p
+  for term in xterm dumb; do
+    # A message while the status line shows.
+    TERM=$term "$pty" -s 100x24 -o raw -- sh -c \
+      'splice-cat -L 4M --interval 0.05 --progress f nosuch f > /dev/null; echo "after $?"' \
+      > screen || fail "pty-screen"
+    grep -qx 'splice-cat: nosuch: No such file or directory' screen ||
+      { cat -v raw >&2; fail "TERM=$term: the message is glued to the status line"; }
+    # (No total: nosuch has no size.)
+    grep -q '^2000000 bytes (2.0 MB, 1.9 MiB) copied, ' screen || { cat screen >&2; fail "last line"; }
+    grep -qx 'after 1' screen || { cat screen >&2; fail "TERM=$term: the shell's line"; }
+    # A reader that goes away ends the tool with its line open.
+    TERM=$term "$pty" -s 100x24 -o raw -- sh -c \
+      'vmsplice -s inf -L 64M --interval 0.05 --progress > p & echo $! > gen
+       head -c 8M < p > /dev/null; wait; echo after' > screen || fail "pty-screen"
+    grep -qx after screen || { cat -v raw >&2; fail "TERM=$term: glued after SIGPIPE"; }
+    no_segment_of "$(cat gen)"
+  done
+}
+
 tcase t_name "--name NAME starts every line, and implies --progress"
 t_name() {
   vmsplice -s 3M -L 2M --name gen 2> gerr | splice-cat --name "the copy" 2> cerr > /dev/null
