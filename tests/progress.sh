@@ -247,6 +247,27 @@ t_fill() {
   :
 }
 
+tcase t_eta_window "the ETA follows the rate of the last ten seconds, not the whole run's average"
+t_eta_window() {
+  # 64 MiB at once, then 13 MiB at 1 MiB/s: from 11 s on the average says
+  # 0:00:00 left, the last ten seconds say what is left at 1 MiB/s.
+  { vmsplice -s 64M; vmsplice -s 13M -L 1M; } |
+    splice-cat --size 77M --interval 0.5 2> err > /dev/null
+  awk '
+    / copied, / {
+      secs = $0; sub(/.* copied, /, "", secs); sub(/ s,.*/, "", secs)
+      pct = $0; sub(/%, ETA .*/, "", pct); sub(/.*, /, "", pct)
+      eta = $0; sub(/.*ETA 0:/, "", eta); split(eta, ms, ":")
+      left = ms[1] * 60 + ms[2]
+      if (secs + 0 >= 11 && secs + 0 <= 12 && pct + 0 < 100) {
+        seen++
+        if (left < 1) bad++
+      }
+    }
+    END { exit !(seen >= 1 && bad == 0) }' err ||
+    { cat err >&2; fail "the ETA from 11 s to 12 s divides by the whole run's average"; }
+}
+
 # wait_watcher PID: until PID runs its watcher thread (a second thread), which
 # takes SIGUSR1 from then on; before that (a slow start under valgrind), the
 # signal's default action would end it, as it would end dd.
