@@ -42,6 +42,7 @@
 #include <sys/shm.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "splice.h"
@@ -226,9 +227,17 @@ block_detach(struct term_block *b, int id)
 void
 term_dying(void)
 {
+	const struct timespec a_moment = { .tv_nsec = 1000000 };
 	int saved_errno = errno;
 	struct shmid_ds ds;
 
+	/*
+	 * The lock, kept to the end, so that the watcher draws nothing after
+	 * this newline; a moment's wait at most, since the thread this
+	 * interrupted may hold it.  (A trylock: it never blocks.)
+	 */
+	for (int i = 0; i < 100 && pthread_mutex_trylock(&term_mutex) != 0; i++)
+		nanosleep(&a_moment, NULL);
 	if (term.open_cols > 0 && write(term.fd, "\n", 1) < 0) {
 		/* Nowhere left to say anything. */
 	}
