@@ -196,20 +196,26 @@ feed(unsigned char c)
 		col++;
 }
 
+/* The columns of row r up to its last one that is not blank. */
+static int
+row_length(int r)
+{
+	int len = cols;
+
+	while (len > 0 && screen[r][len - 1] == ' ')
+		len--;
+	return len;
+}
+
 static void
 print_screen(void)
 {
 	int last = rows - 1;
 
-	while (last >= 0 && strspn(screen[last], " ") >= (size_t)cols)
+	while (last >= 0 && row_length(last) == 0)
 		last--;
-	for (int r = 0; r <= last; r++) {
-		int len = cols;
-
-		while (len > 0 && screen[r][len - 1] == ' ')
-			len--;
-		printf("%.*s\n", len, screen[r]);
-	}
+	for (int r = 0; r <= last; r++)
+		printf("%.*s\n", row_length(r), screen[r]);
 }
 
 static int
