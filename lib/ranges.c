@@ -48,12 +48,18 @@ move_extent(struct xfer *x, off_t in_pos, off_t out_pos, uint64_t len)
 	return part.moved < len ? REFUSED : DONE;	/* REFUSED: the file shrank */
 }
 
-/* After the holes and extents: what the file grew by meanwhile, to its end. */
+/*
+ * After the holes and extents, at in_pos: what the file grew by meanwhile,
+ * to its end.  Nothing is tried (no pipe made) when it did not grow.
+ */
 static int
-move_rest(struct xfer *x)
+move_rest(struct xfer *x, off_t in_pos)
 {
 	struct xfer rest = *x;
+	struct stat st;
 
+	if (fstat(x->in, &st) == 0 && st.st_size <= in_pos)
+		return DONE;
 	rest.sparse = false;
 	rest.len = x->len == TO_EOF ? TO_EOF : x->len - x->moved;
 	if (move_fd(&rest) < 0) {
@@ -124,7 +130,7 @@ move_sparse(struct xfer *x)
 		return xfer_fail(x, SIDE_OUTPUT, "ftruncate", errno);
 	/* The size was where the file ended when we looked: what came since follows. */
 	if (r == DONE && (x->len == TO_EOF || x->moved < x->len))
-		return move_rest(x);
+		return move_rest(x, in_pos);
 	return DONE;
 }
 

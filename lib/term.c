@@ -8,12 +8,15 @@
  * the thread that takes those signals (lib/progress.c) is also the one that
  * prints status lines.  write(2) into a full pipe sleeps until a reader
  * comes, and O_NONBLOCK cannot be set on fd 2: it belongs to an open file
- * the shell shares with every process of the pipeline.  So stderr is opened
- * again through /proc/self/fd/2, an open file of our own with O_NONBLOCK
- * (a FIFO, a pipe, a terminal); a socket takes MSG_DONTWAIT and a regular
- * file never waits.  A write then waits for room in poll(2): for ever on
- * the tool's thread, up to a deadline on the watcher's.  One write(2) per
- * message still keeps the lines of tools that share a stderr whole.
+ * the shell shares with every process of the pipeline.  So the watcher
+ * writes through an open file of its own, stderr opened again through
+ * /proc/self/fd/2 with O_NONBLOCK (a FIFO, a pipe, a terminal), made the
+ * first time it writes (a tool under a low ulimit -n keeps its descriptors
+ * otherwise); a socket takes MSG_DONTWAIT and a regular file never waits.
+ * It waits for room in poll(2) up to a deadline.  The tool's thread writes
+ * to fd 2 and may wait for ever, as cat does: the watcher still takes the
+ * signals.  One write(2) per message keeps the lines of tools that share a
+ * stderr whole.
  *
  * Rows: several tools with --progress on one terminal each keep a row, as
  * pv -c does, with no daemon.  Under a lock on the terminal (fcntl(2) on
@@ -63,16 +66,22 @@ enum draw_mode {
 
 static struct {
 	bool started;
-	int fd;			/* stderr, or a non-blocking open file of it */
-	bool nonblock;		/* a write on fd never sleeps */
-	bool socket;		/* send(2) with MSG_DONTWAIT instead of write(2) */
+	int fd;			/* stderr: the tool's thread writes here */
+	enum {
+		NB_UNKNOWN,	/* not needed yet */
+		NB_FD,		/* nb_fd is stderr opened again, O_NONBLOCK */
+		NB_REGULAR,	/* a regular file: fd never waits */
+		NB_SOCKET,	/* send(2) with MSG_DONTWAIT */
+		NB_NONE,	/* poll(2), then write(2) to fd */
+	} nb;
+	int nb_fd;
 	dev_t tty_dev;		/* the terminal's device, for its block's key */
 	enum draw_mode mode;
 	size_t open_cols;	/* DRAW_CR: a \r line of that many columns is open */
 	struct term_block *block;	/* DRAW_ROWS: attached once a row is ours */
 	int block_id;
 	uint32_t row;		/* DRAW_ROWS: our row's line in the block */
-} term = { .fd = STDERR_FILENO, .block_id = -1 };
+} term = { .fd = STDERR_FILENO, .nb_fd = -1, .block_id = -1 };
 
 static pthread_mutex_t term_mutex = PTHREAD_MUTEX_INITIALIZER;
 /* How long the calling thread's writes may wait; < 0: for ever. */
@@ -103,22 +112,52 @@ wait_room(int fd, double deadline)
 	}
 }
 
-/* All of buf to stderr, waiting for room until the thread's deadline. */
+/* How a thread with a deadline writes to stderr without waiting in write(2). */
+static void
+nonblocking_open(void)
+{
+	struct stat st;
+
+	term.nb = NB_NONE;
+	if (fstat(term.fd, &st) < 0)
+		return;
+	if (S_ISREG(st.st_mode))
+		term.nb = NB_REGULAR;
+	else if (S_ISSOCK(st.st_mode))
+		term.nb = NB_SOCKET;
+	else if ((S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)) && (term.nb_fd =
+	    open("/proc/self/fd/2", O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)) >= 0)
+		term.nb = NB_FD;
+	/* Otherwise (no /proc, a pipe's reader gone, no descriptor left): NB_NONE. */
+}
+
+/*
+ * All of buf to stderr: on a thread without a deadline by write(2) to fd 2,
+ * which may wait; on one with a deadline waiting for room in poll(2) until
+ * then, and dropping what is left.
+ */
 static bool
 write_until(const char *buf, size_t len)
 {
+	int fd = term.fd;
+
+	if (write_deadline >= 0 && term.nb == NB_UNKNOWN && term.started)
+		nonblocking_open();
+	if (write_deadline >= 0 && term.nb == NB_FD)
+		fd = term.nb_fd;
 	while (len > 0) {
 		ssize_t n;
 
-		if (!term.nonblock && !wait_room(term.fd, write_deadline))
+		if (write_deadline >= 0 && term.nb == NB_NONE && !wait_room(fd, write_deadline))
 			return false;
-		n = term.socket ? send(term.fd, buf, len, MSG_DONTWAIT) :
-		    write(term.fd, buf, len);
+		n = write_deadline >= 0 && term.nb == NB_SOCKET ?
+		    send(fd, buf, len, MSG_DONTWAIT) : write(fd, buf, len);
 		if (n > 0) {
 			buf += n;
 			len -= (size_t)n;
 		} else if (n < 0 && errno == EAGAIN) {
-			if (!wait_room(term.fd, write_deadline))
+			/* O_NONBLOCK: ours, or one the tool was given on fd 2. */
+			if (!wait_room(fd, write_deadline))
 				return false;
 		} else if (n == 0 || errno != EINTR)
 			return false;
@@ -238,7 +277,7 @@ term_dying(void)
 	 */
 	for (int i = 0; i < 100 && pthread_mutex_trylock(&term_mutex) != 0; i++)
 		nanosleep(&a_moment, NULL);
-	if (term.open_cols > 0 && write(term.fd, "\n", 1) < 0) {
+	if (term.open_cols > 0 && write(term.nb == NB_FD ? term.nb_fd : term.fd, "\n", 1) < 0) {
 		/* Nowhere left to say anything. */
 	}
 	if (term.block && shmctl(term.block_id, IPC_STAT, &ds) == 0 && ds.shm_nattch <= 1)
@@ -261,24 +300,11 @@ term_start(void)
 	struct stat st;
 	struct sigaction sa;
 	const char *name = getenv("TERM");
-	int fd;
 
 	if (term.started)
 		return;
 	term.started = true;
-	if (fstat(STDERR_FILENO, &st) < 0)
-		return;
-	if (S_ISREG(st.st_mode))
-		term.nonblock = true;
-	else if (S_ISSOCK(st.st_mode))
-		term.nonblock = term.socket = true;
-	else if ((S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)) &&
-	    (fd = open("/proc/self/fd/2", O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)) >= 0) {
-		term.fd = fd;
-		term.nonblock = true;
-	}
-	/* Otherwise (no /proc, a pipe's reader gone): poll(2), then write(2). */
-	if (!isatty(STDERR_FILENO))
+	if (!isatty(STDERR_FILENO) || fstat(STDERR_FILENO, &st) < 0)
 		return;
 	term.tty_dev = st.st_rdev;
 	/* A terminal that cannot move its cursor still takes \r. */

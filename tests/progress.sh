@@ -201,7 +201,7 @@ t_size_option() {
   grep -qv '^[0-9][0-9]*$' pct && { cat pct >&2; fail "--numeric: not only numbers"; }
   awk '$1 > 100 { exit 1 }' pct || { cat pct >&2; fail "--size @f: not percentages"; }
   [ "$(tail -n 1 pct)" -eq 100 ] || fail "last percentage $(tail -n 1 pct)"
-  cat f | splice-tee -L 4M --interval 0.25 --size @f copy 2> err > out
+  cat f | splice-tee -L 4M --interval 0.25 --size @f copy 2> err | cat > out
   same f out
   mentions err "^[0-9]* bytes .*, [1-9][0-9]*%, ETA 0:00:0[0-9]$"
   mentions err "^3000000 bytes .*, 100%, ETA 0:00:00$"

@@ -288,7 +288,7 @@ t_pipe_size_granted() {
   [ "$(grep -c -- "^vmsplice: $note$" err)" -eq 1 ] || { cat err >&2; fail "vmsplice: no note"; }
   # Every pipe a tool grows is refused the same way: it is said once.
   random_file f 1000000
-  splice-tee --pipe-size "$ask" a b c < f 2> err | cat > g
+  cat f | splice-tee --pipe-size "$ask" a b c 2> err | cat > g
   same f g
   same f c
   [ "$(grep -c -- "^splice-tee: $note$" err)" -eq 1 ] || { cat err >&2; fail "splice-tee: not once"; }
