@@ -33,7 +33,7 @@ static void
 help(void)
 {
 	printf("Usage: %s [-AbeEmnstTuv] [--chunk SIZE] [--skip SIZE] [--count SIZE]\n"
-	    "       [--fsync] [-L RATE] [--verbose] [--strict] [--progress]\n"
+	    "       [--fsync] [-L RATE] [--size SIZE] [--verbose] [--strict] [--progress]\n"
 	    "       [--name NAME] [--interval SECS] [--numeric] [--pipe-size SIZE]\n"
 	    "       [FILE]...\n"
 	    "Concatenate FILEs to standard output with splice(2), zero-copy where the\n"
@@ -60,6 +60,7 @@ help(void)
 	    "      --fsync         fsync(2) the output at the end; fail if that fails\n"
 	    "                      (as dd conv=fsync does, also on a pipe)\n"
 	    RATE_LIMIT_HELP
+	    SIZE_HELP
 	    "      --verbose       " VERBOSE_HELP
 	    COMMON_HELP_NO_V, progname);
 }
@@ -119,6 +120,7 @@ parse_options(int argc, char *argv[], struct cat_job *job)
 		{ "count", required_argument, NULL, OPT_COUNT },
 		{ "fsync", no_argument, NULL, OPT_FSYNC },
 		RATE_LIMIT_LONG_OPTION,
+		SIZE_LONG_OPTION,
 		COMMON_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 }
 	};
@@ -255,8 +257,11 @@ cat_file(struct cat_job *job, const char *name)
 	}
 	if (input_is_output(x.in, &job->out_st))
 		warn_msg("%s: input file is output file", name);
-	else if (skip_part(job, x.in, name))
+	else if (skip_part(job, x.in, name)) {
+		status_pipes(x.in, STDOUT_FILENO);
 		go_on = copy_part(job, &x, name);
+		status_pipes(-1, STDOUT_FILENO);
+	}
 	if (!is_stdin && close(x.in) < 0)
 		warn_errno("%s", name);
 	return go_on;

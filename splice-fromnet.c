@@ -38,8 +38,8 @@ help(void)
 {
 	printf("Usage: %s [-4|-6] [-dklNn] [-b|-s ADDR] [-p PORT] [-U PATH]\n"
 	    "       [-w SECS] [--allow ADDR[/PREFIX]]... [--timeout SECS] [--chunk SIZE]\n"
-	    "       [--poll] [--nonblock] [-v] [--strict] [--progress] [--name NAME]\n"
-	    "       [--interval SECS] [--numeric] [--pipe-size SIZE]\n"
+	    "       [--poll] [--nonblock] [--size SIZE] [-v] [--strict] [--progress]\n"
+	    "       [--name NAME] [--interval SECS] [--numeric] [--pipe-size SIZE]\n"
 	    "       [HOST] PORT | HOST:PORT | -p PORT [HOST]\n"
 	    "Listen on TCP PORT (0: any free port), accept a connection and splice(2)\n"
 	    "what the peer sends to standard output; as nc -l, send standard input to\n"
@@ -64,6 +64,7 @@ help(void)
 	    "      --chunk SIZE    move at most SIZE bytes per call\n"
 	    "      --poll          poll(2) the socket before each splice (splice.git -w)\n"
 	    "      --nonblock      pass SPLICE_F_NONBLOCK to splice(2) (splice.git -n)\n"
+	    SIZE_HELP
 	    COMMON_HELP, progname);
 }
 
@@ -308,6 +309,7 @@ listen_and_serve(struct listen_opts *lo, const struct tcp_opts *to, const char *
 	if (exit_status() != 0)
 		return exit_status();
 	lo->cap = fd_is_pipe(STDOUT_FILENO) ? pipe_grow(STDOUT_FILENO, &eo) : -1;
+	status_pipes(-1, STDOUT_FILENO);
 	if (lo->send) {
 		/* A peer that goes away is reported as EPIPE, not a silent death. */
 		signal(SIGPIPE, SIG_IGN);
@@ -350,6 +352,7 @@ main(int argc, char *argv[])
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 		{ "poll", no_argument, NULL, OPT_POLL },
 		{ "nonblock", no_argument, NULL, OPT_NONBLOCK },
+		SIZE_LONG_OPTION,
 		COMMON_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 }
 	};

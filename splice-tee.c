@@ -40,8 +40,8 @@ static void
 help(void)
 {
 	printf("Usage: %s [-aimp] [--output-error[=MODE]] [-n HOST:PORT]... [-w SECS]\n"
-	    "       [-L RATE] [-v] [--strict] [--progress] [--name NAME] [--interval SECS]\n"
-	    "       [--numeric] [--pipe-size SIZE] [FILE]...\n"
+	    "       [-L RATE] [--size SIZE] [-v] [--strict] [--progress] [--name NAME]\n"
+	    "       [--interval SECS] [--numeric] [--pipe-size SIZE] [FILE]...\n"
 	    "Copy standard input to standard output and to every FILE, with tee(2) and\n"
 	    "splice(2): zero-copy where the kernel allows.  A FILE named - is a file.\n"
 	    "\n"
@@ -57,6 +57,7 @@ help(void)
 	    "      --output-error[=MODE]  what an output error does: warn, warn-nopipe\n"
 	    "                      (the default MODE), exit, exit-nopipe\n"
 	    RATE_LIMIT_HELP
+	    SIZE_HELP
 	    COMMON_HELP, progname);
 }
 
@@ -156,6 +157,7 @@ main(int argc, char *argv[])
 		/* pv's --output names the one output: no abbreviation of ours. */
 		{ "output", no_argument, NULL, OPT_PV_OUTPUT },
 		RATE_LIMIT_LONG_OPTION,
+		SIZE_LONG_OPTION,
 		COMMON_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 }
 	};
@@ -233,6 +235,7 @@ main(int argc, char *argv[])
 	if (exit_status() != 0)
 		return exit_status();
 	account_set_total(fd_size_left(STDIN_FILENO));
+	status_pipes(STDIN_FILENO, STDOUT_FILENO);
 	if (sigaction(SIGPIPE, NULL, &old_sigpipe) == 0)
 		sigpipe_ignored = old_sigpipe.sa_handler == SIG_IGN;
 	/*

@@ -21,8 +21,8 @@ static void
 help(void)
 {
 	printf("Usage: %s [-4|-6] [-Nn] [-s ADDR] [-U PATH] [-w SECS] [--retry SECS]\n"
-	    "       [--no-reply] [-L RATE] [-v] [--strict] [--progress] [--name NAME]\n"
-	    "       [--interval SECS] [--numeric] [--pipe-size SIZE]\n"
+	    "       [--no-reply] [-L RATE] [--size SIZE] [-v] [--strict] [--progress]\n"
+	    "       [--name NAME] [--interval SECS] [--numeric] [--pipe-size SIZE]\n"
 	    "       HOST PORT | HOST:PORT\n"
 	    "Send standard input to a TCP peer with splice(2) or sendfile(2) while what\n"
 	    "the peer sends goes to standard output; at the end of the input, shut the\n"
@@ -38,6 +38,7 @@ help(void)
 	    "      --retry SECS    keep trying to connect for SECS seconds\n"
 	    "      --no-reply      drop what the peer sends instead of writing it out\n"
 	    RATE_LIMIT_HELP
+	    SIZE_HELP
 	    COMMON_HELP, progname);
 }
 
@@ -80,11 +81,13 @@ parse_peer(int argc, char *argv[], char **host, char **port)
 static int
 prepare_fds(const struct duplex *d)
 {
+	/* What is sent: the peer's replies are not the transfer (duplex.count_received). */
 	(void)tool_start(STD_FD(STDIN_FILENO) | (d->no_reply ? 0 : STD_FD(STDOUT_FILENO)),
-	    COUNT_MOVED);
+	    COUNT_INPUT);
 	if (exit_status() != 0)
 		return -1;
 	account_set_total(fd_size_left(STDIN_FILENO));
+	status_pipes(STDIN_FILENO, d->no_reply ? -1 : STDOUT_FILENO);
 	/* A peer that goes away is reported as EPIPE, not a silent death. */
 	signal(SIGPIPE, SIG_IGN);
 	if (fd_is_pipe(STDIN_FILENO))
@@ -101,6 +104,7 @@ main(int argc, char *argv[])
 		{ "retry", required_argument, NULL, OPT_RETRY },
 		{ "no-reply", no_argument, NULL, OPT_NO_REPLY },
 		RATE_LIMIT_LONG_OPTION,
+		SIZE_LONG_OPTION,
 		COMMON_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 }
 	};

@@ -7,19 +7,20 @@
  *
  * Who calls whom inside lib/ (no cycles):
  *
- *   msg.c         messages and the exit status they imply   (libc only)
- *   clock.c       monotonic seconds, sleeping                (libc only)
- *   options.c     common options, sizes, tool_start()        -> progress, fd, msg
+ *   msg.c         messages and the exit status they imply   -> term
+ *   term.c        stderr: bounded waits, a terminal's rows   -> clock
+ *   clock.c       monotonic seconds, sleeping, timed locks   (libc only)
+ *   options.c     common options, sizes, tool_start()        -> progress, term, fd, msg
  *   fd.c          descriptors and pipes, retrying I/O        -> clock, msg
  *   account.c     bytes per method, -v totals, rate limit    -> clock, msg
- *   progress.c    --progress lines, SIGUSR1/SIGINT watcher   -> account, clock, msg
+ *   progress.c    --progress lines, SIGUSR1/SIGINT watcher   -> account, term, fd, clock, msg
  *   move.c        move_fd(): splice, copy_file_range, ...    -> fd, account, msg
  *   ranges.c      sparse copies, --skip by offset            -> move, fd
  *   move_socket.c move_to_socket(): sendfile, splice         -> move, fd, account
  *   catfmt.c      cat's -n -b -s -E -T -v, through user space -> move, fd, account
  *   tee.c         tee_fd(): tee(2) to many outputs           -> move, fd, account
  *   tee_pipes.c   tee_open(): the tee engine's pipes         -> fd, msg
- *   tcp.c         connect, listen, accept, reset             -> addr, progress, fd, msg
+ *   tcp.c         connect, listen, accept, reset             -> addr, progress, term, fd, msg
  *   addr.c        HOST:PORT, ports, --allow nets, -4 -6 -n   (libc only)
  *   duplex.c      duplex_run(): to a socket and back at once -> move, fd, account, msg
  *   pattern.c     the patterns vmsplice writes               -> msg
@@ -29,6 +30,7 @@
 #ifndef SPLICE_TOOLS_SPLICE_H
 #define SPLICE_TOOLS_SPLICE_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -99,6 +101,8 @@ struct common_opts {
 	const char *name;	/* --name: what starts the status line, or NULL */
 	double interval_secs;	/* --interval: between status lines, 0 = 1 s */
 	bool numeric;		/* --numeric: bare numbers, one a line */
+	bool size_given;	/* --size: the total to expect is size_bytes */
+	uint64_t size_bytes;
 	size_t pipe_bytes;	/* --pipe-size, 0 = DEFAULT_PIPE_BYTES */
 	uint64_t rate_limit;	/* -L: bytes a second, 0 = no limit */
 };
@@ -132,6 +136,7 @@ enum {
 	OPT_PIPE_SIZE,
 	OPT_VERBOSE,		/* --verbose, for a tool whose -v means something else */
 	OPT_PV_RATE,		/* --rate, pv's rate display: a usage error */
+	OPT_SIZE,		/* --size, for the tools that take it */
 	OPT_TOOL_FIRST = 0x120,	/* first code free for a tool's own options */
 };
 
@@ -181,6 +186,15 @@ enum {
 	{ "rate", no_argument, NULL, OPT_PV_RATE }
 #define RATE_LIMIT_HELP \
 	"  -L, --rate-limit RATE  move at most RATE bytes a second (4M, 500KB)\n"
+/*
+ * --size SIZE|@FILE, the total that --progress expects, for the tools that
+ * cannot know it (a pipe's input); the same way in.  A tool whose own
+ * --size is its total (vmsplice) leaves it out.
+ */
+#define SIZE_LONG_OPTION { "size", required_argument, NULL, OPT_SIZE }
+#define SIZE_HELP \
+	"      --size SIZE     expect SIZE bytes, for --progress's percent and ETA;\n" \
+	"                      @FILE: as many as FILE holds\n"
 
 /*
  * Handles a getopt_long() result that is none of the tool's own options: a
@@ -224,8 +238,9 @@ int pipe_open(int fds[2], const struct engine_opts *o);
  */
 uint64_t fd_size_left(int fd);
 /*
- * fd_size_left() of every named input ("-": standard input), summed, for
- * a percentage; TO_EOF when one has no size or cannot be opened.
+ * fd_size_left() of every named input ("-": standard input, counted once:
+ * a second "-" finds it at its end), summed, for a percentage; TO_EOF when
+ * one has no size or cannot be opened.
  */
 uint64_t inputs_size(char *const *names);
 
@@ -314,8 +329,8 @@ struct xfer {
  * fewer than x->len bytes came.
  * With x->sparse, a regular file copied to a regular file written at or
  * past its end keeps its holes: SEEK_DATA/SEEK_HOLE find the data, a hole
- * moves only the output's offset (ftruncate(2) at the end); x->moved counts
- * the holes, account() does not.
+ * moves only the output's offset (ftruncate(2) at the end); x->moved and
+ * --progress count the holes (account_holes()), the methods do not.
  */
 int move_fd(struct xfer *x);
 /*
@@ -363,14 +378,16 @@ int cat_format_end(struct cat_format *f, int out);
 /* What --progress counts. */
 enum progress_count {
 	COUNT_MOVED,		/* every byte account() is told of */
-	COUNT_INPUT,		/* bytes taken from the input: account_input() */
+	COUNT_INPUT,		/* bytes taken from the input, or one way of
+				 * duplex_run(): account_input() */
 };
 /*
  * Zeroes the counters and starts the clock for rates: totals per method at
  * the end under verbose, and at most rate bytes a second (0: no limit),
- * counted as count says.  account_start() calls it.
+ * counted as count says; total (TO_EOF: none) is the user's --size, which
+ * account_set_total() does not change.  account_start() calls it.
  */
-void account_reset(int verbose, enum progress_count count, uint64_t rate);
+void account_reset(int verbose, enum progress_count count, uint64_t rate, uint64_t total);
 /*
  * Counts n bytes moved by method m.  Under a rate limit, sleeps until the
  * bytes counted so far are due (COUNT_MOVED).  Safe beside the progress
@@ -378,14 +395,24 @@ void account_reset(int verbose, enum progress_count count, uint64_t rate);
  */
 void account(enum xfer_method m, uint64_t n);
 /*
- * For a tool that copies its input to several outputs (COUNT_INPUT): n
- * bytes were taken from the input (the rate limit holds here); account()
- * still counts each method.
+ * For a tool that copies its input to several outputs, or a connection
+ * counted one way (COUNT_INPUT): n bytes were taken from the input, or
+ * moved the way that counts (the rate limit holds here); account() still
+ * counts each method.
  */
 void account_input(uint64_t n);
+/*
+ * n bytes of a hole that a sparse copy kept as a hole: --progress counts
+ * them (they are in the output, as dd conv=sparse counts them); -L and the
+ * methods do not, since nothing moved.
+ */
+void account_holes(uint64_t n);
 /* The bytes counted so far, as --progress shows them. */
 uint64_t account_bytes(void);
-/* The bytes the whole transfer will move, TO_EOF (the default) when unknown. */
+/*
+ * The bytes the whole transfer will move, TO_EOF (the default) when
+ * unknown; 0 says nothing either (procfs's sizes).  A --size wins.
+ */
 void account_set_total(uint64_t bytes);
 uint64_t account_total(void);
 /* Name of a method, as -v and --strict messages print it. */
@@ -412,9 +439,9 @@ void restart_rate_clock(void);
  */
 void account_start(const struct common_opts *c, enum progress_count count);
 /*
- * Once a tool's options are parsed (lib/options.c): account_start() for its
- * transfer, then std_fds_fill(needed).  Returns the descriptors that were
- * closed; exit_status() says whether to go on.
+ * Once a tool's options are parsed (lib/options.c): std_fds_fill(needed),
+ * term_start(), then account_start() for its transfer.  Returns the
+ * descriptors that were closed; exit_status() says whether to go on.
  */
 unsigned int tool_start(unsigned int needed, enum progress_count count);
 /*
@@ -425,9 +452,78 @@ unsigned int tool_start(unsigned int needed, enum progress_count count);
 void on_ending_signal(void (*hook)(void));
 /*
  * At the end of a tool, once: ends the --progress output with a final line
- * and prints the -v totals (report_methods()).
+ * and prints the -v totals (report_methods()).  A tool that ends without an
+ * error (exit_status()) moved the whole: its last line says 100%, whatever
+ * a size promised.
  */
 void report_totals(void);
+/*
+ * The pipes whose fill level the status line shows, "in 3% out 100%": a
+ * full output pipe means the stage after is slow, an empty input pipe the
+ * stage before.  Either may be -1 or not a pipe (not shown).  The tool
+ * calls it again before it closes one of them.
+ */
+void status_pipes(int in, int out);
+
+/* When the terminal is narrow, the groups of the status line go lowest first. */
+enum status_keep {
+	KEEP_UNITS = 10,	/* "(210 MB, 200 MiB)" */
+	KEEP_AVG = 20,		/* "avg 200 MiB/s" */
+	KEEP_SECS = 30,		/* "1.00 s" */
+	KEEP_FILL = 40,		/* "in 3% out 100%" */
+	KEEP_RATE = 50,		/* "200 MiB/s" */
+	KEEP_ALWAYS = 100,	/* the bytes, the percent and the ETA */
+};
+/* A group a tool adds to its status line (splice-buffer: its fill level). */
+struct status_group {
+	/*
+	 * Writes the group's text into buf ("ring 40%"), without separators,
+	 * and returns its length; 0 shows nothing this time.  Runs on the
+	 * watcher thread too, under the status lines' lock: it may read only
+	 * what is safe to read there (atomics).
+	 */
+	size_t (*text)(char *buf, size_t size, void *arg);
+	void *arg;
+	int keep;		/* a KEEP_* rank: when the line must shrink */
+};
+/*
+ * After tool_start(): g's group goes after the rates and fill levels,
+ * before the percent.  0, or -1 when there are too many.
+ */
+int status_group_add(const struct status_group *g);
+
+/* ---- standard error and the terminal: lib/term.c ------------------------ */
+
+/*
+ * Once the descriptors 0-2 are in place (tool_start()): stderr gets an open
+ * file of its own that never blocks, where it can, so that a write waits
+ * for room in poll(2) and never past the thread's deadline; on a terminal,
+ * the status lines get their row.  Before it, messages go straight to fd 2.
+ */
+void term_start(void);
+/*
+ * Every write to stderr by the calling thread waits for room no later than
+ * deadline, a now_seconds() time (< 0: for ever, the default), and what it
+ * could not write is dropped.
+ */
+void term_deadline(double deadline);
+/* Whole lines of text, one write(2): a message, a --numeric line. */
+void term_print(const char *text, size_t len);
+/* Columns of the terminal for a status line; 0 when stderr is not one. */
+size_t term_columns(void);
+/*
+ * A status line, without a newline: on a terminal it is redrawn in its
+ * row (or after \r) until one comes with keep; elsewhere, a line.
+ */
+void term_status(const char *line, size_t len, bool keep);
+/* Leaves the terminal as a shell expects it: the \r line ended, the row given up. */
+void term_end(void);
+/*
+ * term_end() for a signal handler about to end the tool (SIGPIPE), best
+ * effort: no lock, one write(2).  term_start() installs such a handler for
+ * SIGPIPE where it is not ignored or handled; lib/tcp.c's calls it too.
+ */
+void term_dying(void);
 /* ---- TCP and Unix-domain streams: lib/tcp.c; addresses: lib/addr.c ------ */
 
 /* A socket address as a script reads it: "127.0.0.1" or "::1", and a port. */
@@ -558,6 +654,11 @@ enum duplex_party { PARTY_NONE, PARTY_IN, PARTY_PEER, PARTY_OUT };
 struct duplex {
 	int in, sock, out;	/* standard input, the connection, standard output */
 	bool no_reply;		/* drop what the peer sends instead of copying it to out */
+	/*
+	 * What --progress and -L count (account_input(), COUNT_INPUT): what
+	 * the peer sends, else (splice-tonet) what is sent to it.
+	 */
+	bool count_received;
 	double idle_secs;	/* > 0: nothing moving either way this long fails */
 	struct engine_opts opts;	/* strict, verbose, pipe size */
 	/* results */
@@ -773,6 +874,8 @@ unsigned int std_fds_fill(unsigned int needed);
 double now_seconds(void);
 /* Sleeps secs seconds (nothing when secs <= 0), through EINTR. */
 void sleep_seconds(double secs);
+/* Locks m, waiting no later than deadline (now_seconds(); < 0: for ever); false if not. */
+bool lock_until(pthread_mutex_t *m, double deadline);
 
 /* ---- memory: lib/mem.c -------------------------------------------------- */
 

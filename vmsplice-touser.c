@@ -400,6 +400,7 @@ main(int argc, char *argv[])
 		return exit_status();
 	left = fd_size_left(STDIN_FILENO);
 	account_set_total(left < job.size ? left : job.size);
+	status_pipes(STDIN_FILENO, -1);
 	if (!stdin_by_vmsplice(&in_pipe))
 		return EXIT_ERROR;
 	/* Only on request: the pipe belongs to the writer, which sized it. */

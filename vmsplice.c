@@ -545,6 +545,7 @@ main(int argc, char *argv[])
 		size = 2 * (uint64_t)half;
 	if (!endless)
 		account_set_total(size);
+	status_pipes(-1, to_pipe ? STDOUT_FILENO : -1);
 
 	if (common.verbose) {
 		char amount[32] = "endless";

@@ -17,6 +17,8 @@ static struct {
 	enum progress_count count;
 	uint64_t rate;		/* -L: bytes a second, 0 = none */
 	double rate_origin;	/* when the first byte was counted, under -L */
+	uint64_t rate_bytes;	/* what -L has counted */
+	bool total_given;	/* --size: account_set_total() changes nothing */
 } acct;
 
 static _Atomic double start_secs = -1;	/* now_seconds() when the rates start */
@@ -42,16 +44,19 @@ method_name(enum xfer_method m)
 }
 
 void
-account_reset(int verbose, enum progress_count count, uint64_t rate)
+account_reset(int verbose, enum progress_count count, uint64_t rate, uint64_t total)
 {
 	acct.verbose = verbose;
 	acct.count = count;
 	acct.rate = rate;
 	acct.rate_origin = -1;
+	acct.rate_bytes = 0;
+	acct.total_given = false;
 	for (int m = 0; m < M_COUNT; m++)
 		atomic_store_explicit(&method_bytes[m], 0, memory_order_relaxed);
 	atomic_store_explicit(&total_bytes, 0, memory_order_relaxed);
-	atomic_store_explicit(&total_known, TO_EOF, memory_order_relaxed);
+	account_set_total(total);
+	acct.total_given = total != TO_EOF;
 	restart_rate_clock();
 }
 
@@ -89,13 +94,17 @@ hold_rate(uint64_t total)
 	sleep_seconds(acct.rate_origin + (double)total / (double)acct.rate - now);
 }
 
-/* One more chunk of what --progress and -L count. */
+/*
+ * One more chunk of what --progress and -L count.  Under -L it shows once
+ * it is due: the status line never runs ahead of the rate, and the last
+ * bytes show when the transfer ends, not a sleep before.
+ */
 static void
 count_bytes(uint64_t n)
 {
-	uint64_t total = atomic_fetch_add_explicit(&total_bytes, n, memory_order_relaxed) + n;
-
-	hold_rate(total);
+	acct.rate_bytes += n;
+	hold_rate(acct.rate_bytes);
+	atomic_fetch_add_explicit(&total_bytes, n, memory_order_relaxed);
 }
 
 void
@@ -113,6 +122,13 @@ account_input(uint64_t n)
 		count_bytes(n);
 }
 
+void
+account_holes(uint64_t n)
+{
+	if (acct.count == COUNT_MOVED)
+		atomic_fetch_add_explicit(&total_bytes, n, memory_order_relaxed);
+}
+
 uint64_t
 account_bytes(void)
 {
@@ -122,7 +138,10 @@ account_bytes(void)
 void
 account_set_total(uint64_t bytes)
 {
-	atomic_store_explicit(&total_known, bytes, memory_order_relaxed);
+	if (acct.total_given)
+		return;
+	/* procfs's files claim a size of 0, whatever they hold. */
+	atomic_store_explicit(&total_known, bytes ? bytes : TO_EOF, memory_order_relaxed);
 }
 
 uint64_t

@@ -87,6 +87,9 @@ way_account(struct duplex *d, struct way *w, enum xfer_method m, size_t n)
 		d->sent += n;
 	else
 		d->received += n;
+	/* The one way --progress and -L are about. */
+	if (w->to_is_socket != d->count_received)
+		account_input(n);
 }
 
 static void

@@ -72,15 +72,18 @@ path_size(const char *name)
 uint64_t
 inputs_size(char *const *names)
 {
+	bool stdin_counted = false;
 	uint64_t sum = 0;
 
 	for (; *names; names++) {
-		uint64_t size = strcmp(*names, "-") == 0 ? fd_size_left(STDIN_FILENO) :
-		    path_size(*names);
+		bool is_stdin = strcmp(*names, "-") == 0;
+		uint64_t size = !is_stdin ? path_size(*names) :
+		    stdin_counted ? 0 : fd_size_left(STDIN_FILENO);
 
 		if (size == TO_EOF || sum + size < sum)
 			return TO_EOF;
 		sum += size;
+		stdin_counted |= is_stdin;
 	}
 	return sum;
 }
@@ -127,10 +130,35 @@ pipe_request_bytes(long capacity)
 	return cap / 2 > least ? cap / 2 : least;
 }
 
+/*
+ * --pipe-size asked for more than the kernel granted: say so, once a run,
+ * with the reason, else a pipe of a sixteenth of the size asked for would
+ * go unnoticed but with -v.
+ */
+static void
+note_granted(long asked, long got, int err)
+{
+	static bool said;
+	long max = pipe_max_bytes();
+
+	if (said)
+		return;
+	said = true;
+	if (asked > max)
+		note("--pipe-size: asked for %ld bytes, got %ld: /proc/sys/fs/pipe-max-size"
+		    " is %ld", asked, got, max);
+	else if (err == EPERM)
+		note("--pipe-size: asked for %ld bytes, got %ld: this user's pipes hold"
+		    " /proc/sys/fs/pipe-user-pages-soft", asked, got);
+	else
+		note("--pipe-size: asked for %ld bytes, got %ld: %s", asked, got, strerror(err));
+}
+
 long
 pipe_grow(int fd, const struct engine_opts *o)
 {
 	long have = pipe_capacity(fd), want, got = -1;
+	int refusal = 0;
 
 	if (have < 0)
 		return -1;
@@ -157,10 +185,15 @@ pipe_grow(int fd, const struct engine_opts *o)
 	if (want < 4096)
 		want = 4096;
 	while (want >= 4096 && (got = fcntl(fd, F_SETPIPE_SZ, (int)want)) < 0 &&
-	    (errno == EPERM || errno == ENOMEM) && want > have)
+	    (errno == EPERM || errno == ENOMEM) && want > have) {
+		if (refusal == 0)
+			refusal = errno;
 		want /= 2;
+	}
 	if (got < 0)
 		got = pipe_capacity(fd);
+	if (o->pipe_bytes && got < (long)o->pipe_bytes && got >= 0)
+		note_granted((long)o->pipe_bytes, got, refusal ? refusal : errno);
 	if (o->verbose)
 		note("pipe capacity: %ld bytes (%ld page%s)", got,
 		    got / sysconf(_SC_PAGESIZE),

@@ -1,5 +1,6 @@
 /*
- * msg.c: messages: progname, warnings, usage errors, --version.  See splice.h.
+ * msg.c: messages: progname, warnings, usage errors, --version; lib/term.c
+ * writes them.  See splice.h.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -28,7 +29,8 @@ set_progname(char *argv[])
 
 /*
  * One write(2) per message: tools sharing a stderr do not interleave lines.
- * errno is kept; an error (EXIT_ERROR) is recorded for exit_status().
+ * errno is kept; an error (EXIT_ERROR) is recorded for exit_status(), even
+ * when stderr could not take the message.
  */
 static void
 vmessage(int errnum, int implies, const char *fmt, va_list ap)
@@ -49,9 +51,7 @@ vmessage(int errnum, int implies, const char *fmt, va_list ap)
 		n = sizeof(line) - 2;
 	line[n++] = '\n';
 	(void)fflush(stderr);
-	if (write(STDERR_FILENO, line, n) < 0) {
-		/* stderr is gone: nowhere left to say so. */
-	}
+	term_print(line, n);
 	if (implies > status)
 		status = implies;
 	errno = saved_errno;

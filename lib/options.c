@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "splice.h"
 
@@ -107,6 +108,29 @@ option_size(const char *opt, const char *arg)
 
 /* ---- common options ---------------------------------------------------- */
 
+/*
+ * --size SIZE or @FILE: the total to expect.  FILE's size is read now, as
+ * pv -s @FILE does: that of a regular file or a block device.
+ */
+static void
+size_option(const char *arg)
+{
+	char *names[2] = { NULL, NULL };
+	struct stat st;
+
+	common.size_given = true;
+	if (*arg != '@') {
+		common.size_bytes = option_size("--size", arg);
+		return;
+	}
+	names[0] = (char *)arg + 1;
+	if (stat(names[0], &st) < 0)
+		usage_error("--size: %s: %s", names[0], strerror(errno));
+	common.size_bytes = inputs_size(names);
+	if (common.size_bytes == TO_EOF)
+		usage_error("--size: %s: not a regular file or a block device", names[0]);
+}
+
 /* --progress, and the options that shape its lines and imply it. */
 static void
 progress_option(int opt, const char *arg)
@@ -148,6 +172,9 @@ common_option(int opt, const char *arg, void (*help)(void))
 	case OPT_PV_RATE:
 		usage_error("--rate: no such option (pv's shows the rate); the limit is"
 		    " -L, --rate-limit");
+	case OPT_SIZE:
+		size_option(arg);
+		return;
 	case OPT_PIPE_SIZE: {
 		uint64_t bytes = option_size("--pipe-size", arg);
 
@@ -175,8 +202,12 @@ common_option(int opt, const char *arg, void (*help)(void))
 unsigned int
 tool_start(unsigned int needed, enum progress_count count)
 {
+	unsigned int closed = std_fds_fill(needed);
+
+	/* Its open file of stderr must not land on a descriptor 0-2. */
+	term_start();
 	account_start(&common, count);
-	return std_fds_fill(needed);
+	return closed;
 }
 
 void

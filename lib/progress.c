@@ -14,10 +14,15 @@
  * splice-bench's cleanup run in plain code before the signal is raised
  * again with its default action (the shell sees 128+N).  Every other
  * signal is blocked in the watcher: SIGPIPE, SIGALRM and the like still
- * reach the tool's thread.
+ * reach the tool's thread.  The watcher never waits on stderr for more than
+ * a moment (lib/term.c), nor for a lock that the tool's thread may hold
+ * while it waits there: a stderr nobody reads cannot make the tool
+ * unkillable.
  */
 #include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -26,20 +31,52 @@
 
 #include "splice.h"
 
+/*
+ * The ETA divides what is left by the rate of about the last
+ * RATE_WINDOW_SECS, not by the whole run's average: a transfer that slowed
+ * down (a cache that filled, a -L of another stage) is not promised the
+ * speed it had at the start.  The window is kept as WINDOW_SAMPLES samples
+ * at least WINDOW_STEP_SECS apart, whatever --interval is.
+ */
+#define RATE_WINDOW_SECS 10.0
+#define WINDOW_SAMPLES 32
+#define WINDOW_STEP_SECS (RATE_WINDOW_SECS * 2 / WINDOW_SAMPLES)
+/*
+ * How long the watcher waits for room on stderr: for a status line (it is
+ * dropped after that), and for its last words once an ending signal came;
+ * within a second the tool is gone, whatever its stderr does.
+ */
+#define LINE_WAIT_SECS 0.1
+#define ENDING_WAIT_SECS 0.3
+#define STATUS_GROUPS_MAX 4
+
+/* Bytes counted by a time, elapsed_seconds(). */
+struct sample {
+	double secs;
+	uint64_t bytes;
+};
+
 /* The --progress settings, and what the lines so far left behind. */
 static struct {
 	bool on;		/* a line every interval, and a last one */
 	bool numeric;		/* bare numbers, one a line */
-	bool tty;		/* stderr is a terminal: \r, and one line redrawn */
 	const char *name;
 	double interval;
 	double next_tick;	/* now_seconds() when the next line is due */
-	uint64_t prev_bytes;	/* at the last timed line, for the current rate */
-	double prev_secs;
-	size_t open_len;	/* > 0: a \r line of that many columns is on the terminal */
+	struct sample last, before_last;	/* at the last two timed lines */
+	struct sample window[WINDOW_SAMPLES];	/* a ring, for the ETA's rate */
+	size_t window_n, window_newest;
+	bool total_skipped;	/* a timed line at the total was left to the last */
+	bool numeric_printed;	/* --numeric printed numeric_last */
+	uint64_t numeric_last;
+	int fill_in, fill_out;	/* pipes whose fill level shows, or -1 */
+	struct status_group groups[STATUS_GROUPS_MAX];
+	size_t ngroups;
 	bool finished;		/* report_totals() ran */
-	void (*ending_hook)(void);
-} prog;
+} prog = { .fill_in = -1, .fill_out = -1 };
+
+/* Called first on an ending signal; read without the lock, which may be held. */
+static _Atomic(void (*)(void)) ending_hook;
 
 /* Serializes the lines of the tool's thread and of the watcher. */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -65,118 +102,283 @@ human(char *buf, size_t size, double v, bool iec)
 		snprintf(buf, size, "%.0f %s", v, iec ? bin[u] : si[u]);
 }
 
-/* Whole seconds as H:MM:SS. */
+/* Whole seconds as H:MM:SS; "-:--:--" when there is no telling. */
 static void
 clock_text(char *buf, size_t size, double secs)
 {
-	unsigned long long s = secs < 1e12 ? (unsigned long long)(secs + 0.5) : 0;
+	unsigned long long s;
 
+	if (!(secs >= 0 && secs < 1e9)) {
+		snprintf(buf, size, "-:--:--");
+		return;
+	}
+	s = (unsigned long long)(secs + 0.5);
 	snprintf(buf, size, "%llu:%02llu:%02llu", s / 3600, s / 60 % 60, s % 60);
+}
+
+/* Bytes a second from a sample to now; 0 when no time passed. */
+static double
+rate_since(const struct sample *from, double secs, uint64_t bytes)
+{
+	return secs > from->secs && bytes >= from->bytes ?
+	    (double)(bytes - from->bytes) / (secs - from->secs) : 0;
+}
+
+static void
+window_add(double secs, uint64_t bytes)
+{
+	struct sample *newest = &prog.window[prog.window_newest];
+
+	if (prog.window_n > 0 && secs - newest->secs < WINDOW_STEP_SECS)
+		return;
+	if (prog.window_n > 0)
+		prog.window_newest = (prog.window_newest + 1) % WINDOW_SAMPLES;
+	if (prog.window_n < WINDOW_SAMPLES)
+		prog.window_n++;
+	prog.window[prog.window_newest] = (struct sample){ secs, bytes };
+}
+
+/* The rate over the window: from its oldest sample still inside it, else its newest. */
+static double
+window_rate(double secs, uint64_t bytes)
+{
+	const struct sample *from = &prog.window[prog.window_newest];
+
+	for (size_t i = 1; i < prog.window_n; i++) {
+		const struct sample *s =
+		    &prog.window[(prog.window_newest + WINDOW_SAMPLES - i) % WINDOW_SAMPLES];
+
+		if (s->secs < secs - RATE_WINDOW_SECS)
+			break;
+		from = s;
+	}
+	return rate_since(from, secs, bytes);
+}
+
+/* The counting starts over: at account_start(), or after restart_rate_clock(). */
+static void
+samples_reset(void)
+{
+	prog.last = prog.before_last = (struct sample){ 0, 0 };
+	prog.window_n = 0;
+	prog.window_newest = 0;
+	window_add(0, 0);
+}
+
+/* "in 3% out 100%": how full the pipes next to the tool are. */
+static size_t
+fill_text(char *buf, size_t size)
+{
+	const int fds[2] = { prog.fill_in, prog.fill_out };
+	const char *const names[2] = { "in", "out" };
+	size_t n = 0;
+
+	for (int i = 0; i < 2; i++) {
+		long cap = fds[i] >= 0 ? pipe_capacity(fds[i]) : -1;
+		int queued;
+
+		if (cap <= 0 || ioctl(fds[i], FIONREAD, &queued) < 0 || n >= size)
+			continue;
+		n += (size_t)snprintf(buf + n, size - n, "%s%s %d%%", n ? " " : "", names[i],
+		    queued >= cap ? 100 : (int)((long)queued * 100 / cap));
+	}
+	return n < size ? n : size - 1;
+}
+
+/* One group of the status line, with the ", " or " " before it. */
+struct part {
+	char text[256];
+	size_t len;
+	int keep;		/* KEEP_*: the lowest goes first when the line is too wide */
+	bool shown;
+};
+
+static struct part *
+part_add(struct part *parts, size_t *n, int keep, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static struct part *
+part_add(struct part *parts, size_t *n, int keep, const char *fmt, ...)
+{
+	struct part *p = &parts[(*n)++];
+	va_list ap;
+	int len;
+
+	va_start(ap, fmt);
+	len = vsnprintf(p->text, sizeof(p->text), fmt, ap);
+	va_end(ap);
+	p->len = len < 0 ? 0 : (size_t)len < sizeof(p->text) ? (size_t)len : sizeof(p->text) - 1;
+	p->keep = keep;
+	p->shown = true;
+	return p;
+}
+
+/*
+ * Drops the groups that matter least until the line fits width columns:
+ * the SI/IEC units, the average, the seconds, the fill levels, the rate;
+ * never the bytes, the percent or the ETA.  Then, if it must, shortens
+ * the name.  Returns the columns left over (0 when it fits).
+ */
+static size_t
+parts_fit(struct part *parts, size_t n, size_t width)
+{
+	size_t len = 0;
+
+	for (size_t i = 0; i < n; i++)
+		len += parts[i].len;
+	while (len > width) {
+		struct part *least = NULL;
+
+		for (size_t i = 0; i < n; i++)
+			if (parts[i].shown && parts[i].keep < KEEP_ALWAYS &&
+			    (least == NULL || parts[i].keep <= least->keep))
+				least = &parts[i];
+		if (least == NULL)
+			break;
+		least->shown = false;
+		len -= least->len;
+	}
+	if (len > width && prog.name && parts[0].len > 2) {
+		size_t cut = len - width < parts[0].len - 2 ? len - width : parts[0].len - 2;
+
+		parts[0].len -= cut;
+		memcpy(parts[0].text + parts[0].len - 2, ": ", 2);
+		len -= cut;
+	}
+	return len > width ? len - width : 0;
 }
 
 /*
  * The status line: "[NAME: ]N bytes (SI, IEC) copied, T s, R/s, avg A/s"
- * and, when the total is known, ", P%, ETA H:MM:SS".  dd's first part,
- * pv's rates and estimate.
+ * then, where they apply, ", in N% out N%", the tool's own groups, and
+ * when the total is known ", P%, ETA H:MM:SS": dd's first part, pv's
+ * rates and estimate.  Rates in powers of 1024 (KiB/s, MiB/s), the units
+ * of -L and -v.  Fitted to width columns when width > 0.
  */
 static size_t
-format_line(char *line, size_t size, uint64_t bytes, double secs, double rate_now)
+format_line(char *line, size_t size, uint64_t bytes, uint64_t total, double secs,
+    double rate_now, double rate_recent, size_t width)
 {
-	uint64_t total = account_total();
-	double avg = secs > 0 ? (double)bytes / secs : 0;
+	struct part parts[12 + STATUS_GROUPS_MAX];
 	char si[16], iec[16], now_text[16], avg_text[16];
-	size_t n = 0;
+	double avg = secs > 0 ? (double)bytes / secs : 0;
+	size_t n = 0, len = 0;
 
-#define ADD(...) n += (size_t)snprintf(line + n, n < size ? size - n : 0, __VA_ARGS__)
-	if (prog.name)
-		ADD("%s: ", prog.name);
-	ADD("%llu byte%s", (unsigned long long)bytes, bytes == 1 ? "" : "s");
+	part_add(parts, &n, KEEP_ALWAYS, "%s%s", prog.name ? prog.name : "",
+	    prog.name ? ": " : "");
+	part_add(parts, &n, KEEP_ALWAYS, "%llu byte%s", (unsigned long long)bytes,
+	    bytes == 1 ? "" : "s");
 	if (bytes >= 1000) {
 		human(si, sizeof(si), (double)bytes, false);
 		human(iec, sizeof(iec), (double)bytes, true);
-		ADD(" (%s, %s)", si, iec);
+		part_add(parts, &n, KEEP_UNITS, " (%s, %s)", si, iec);
 	}
-	human(now_text, sizeof(now_text), rate_now, false);
-	human(avg_text, sizeof(avg_text), avg, false);
-	ADD(" copied, %.2f s, %s/s, avg %s/s", secs, now_text, avg_text);
+	part_add(parts, &n, KEEP_ALWAYS, " copied");
+	part_add(parts, &n, KEEP_SECS, ", %.2f s", secs);
+	human(now_text, sizeof(now_text), rate_now, true);
+	part_add(parts, &n, KEEP_RATE, ", %s/s", now_text);
+	human(avg_text, sizeof(avg_text), avg, true);
+	part_add(parts, &n, KEEP_AVG, ", avg %s/s", avg_text);
+	if (prog.fill_in >= 0 || prog.fill_out >= 0) {
+		struct part *p = part_add(parts, &n, KEEP_FILL, ", ");
+
+		p->len += fill_text(p->text + p->len, sizeof(p->text) - p->len);
+		if (p->len == 2)
+			n--;
+	}
+	for (size_t g = 0; g < prog.ngroups; g++) {
+		struct part *p = part_add(parts, &n, prog.groups[g].keep, ", ");
+
+		p->len += prog.groups[g].text(p->text + p->len, sizeof(p->text) - p->len,
+		    prog.groups[g].arg);
+		if (p->len == 2)
+			n--;
+		else if (p->len >= sizeof(p->text))
+			p->len = sizeof(p->text) - 1;
+	}
 	if (total != TO_EOF) {
 		double part = total ? (double)bytes / (double)total : 1;
+		char eta[32];
 
-		ADD(", %d%%", part >= 1 ? 100 : (int)(part * 100));
-		if (part < 1 && avg > 0) {
-			char eta[32];
-
-			clock_text(eta, sizeof(eta), (double)(total - bytes) / avg);
-			ADD(", ETA %s", eta);
-		} else if (part >= 1)
-			ADD(", ETA 0:00:00");
+		part_add(parts, &n, KEEP_ALWAYS, ", %d%%", part >= 1 ? 100 : (int)(part * 100));
+		clock_text(eta, sizeof(eta), part >= 1 ? 0 :
+		    rate_recent > 0 ? (double)(total - bytes) / rate_recent : -1);
+		part_add(parts, &n, KEEP_ALWAYS, ", ETA %s", eta);
 	}
-#undef ADD
-	return n < size ? n : size - 1;
-}
+	if (width > 0)
+		(void)parts_fit(parts, n, width);
+	for (size_t i = 0; i < n; i++) {
+		size_t take;
 
-/* Columns of the terminal on stderr, 80 if it will not say. */
-static size_t
-tty_columns(void)
-{
-	struct winsize ws;
-
-	return ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 1 ? ws.ws_col : 80;
+		if (!parts[i].shown)
+			continue;
+		take = parts[i].len < size - 1 - len ? parts[i].len : size - 1 - len;
+		memcpy(line + len, parts[i].text, take);
+		len += take;
+	}
+	if (width > 0 && len > width)
+		len = width;	/* a line that wraps could not be redrawn */
+	line[len] = '\0';
+	return len;
 }
 
 enum line_kind {
 	LINE_TIMED,		/* every interval: redrawn in place on a terminal */
-	LINE_KEPT,		/* SIGUSR1, the last one: always ends with a newline */
+	LINE_ASKED,		/* SIGUSR1: kept */
+	LINE_LAST,		/* the last one, after the transfer or on an ending signal */
 };
 
-/* Prints a status line now; the caller holds the lock. */
+/*
+ * Prints a status line now; the caller holds the lock.  complete: the
+ * tool ended without an error, so what it moved is the whole, whatever
+ * a size said (sysfs's 4096, a file that grew or shrank, a --size).
+ */
 static void
-print_status(enum line_kind kind)
+print_status(enum line_kind kind, bool complete)
 {
-	uint64_t bytes = account_bytes();
-	double secs = elapsed_seconds(), rate_now;
-	char line[512], out[600];
-	size_t n, len;
+	uint64_t bytes = account_bytes(), total = account_total();
+	double secs = elapsed_seconds(), rate_now, rate_recent;
+	const struct sample *from;
+	char line[1024];
+	size_t n;
 
-	if (secs < prog.prev_secs) {
-		/* restart_rate_clock(): the counting starts over. */
-		prog.prev_secs = 0;
-		prog.prev_bytes = 0;
+	if (secs < prog.last.secs)
+		samples_reset();	/* restart_rate_clock(): the counting starts over */
+	if (kind == LINE_TIMED && total != TO_EOF && bytes == total && !prog.total_skipped) {
+		/* The last line comes next: one at the total would be said twice. */
+		prog.total_skipped = true;
+		return;
 	}
-	rate_now = secs > prog.prev_secs && bytes >= prog.prev_bytes ?
-	    (double)(bytes - prog.prev_bytes) / (secs - prog.prev_secs) : 0;
+	if (complete && total != TO_EOF)
+		total = bytes;
+	/* Just after a timed line (the last line, SIGUSR1), the one before says more. */
+	from = secs - prog.last.secs >= prog.interval / 2 ? &prog.last : &prog.before_last;
+	rate_now = rate_since(from, secs, bytes);
+	rate_recent = window_rate(secs, bytes);
 	if (kind == LINE_TIMED) {
-		prog.prev_secs = secs;
-		prog.prev_bytes = bytes;
+		prog.before_last = prog.last;
+		prog.last = (struct sample){ secs, bytes };
+		window_add(secs, bytes);
 	}
 
 	if (prog.numeric) {
-		uint64_t total = account_total();
+		uint64_t value = total == TO_EOF ? bytes : total == 0 || bytes >= total ? 100 :
+		    (uint64_t)((double)bytes * 100 / (double)total);
 
-		if (total == TO_EOF)
-			n = (size_t)snprintf(out, sizeof(out), "%llu\n", (unsigned long long)bytes);
-		else
-			n = (size_t)snprintf(out, sizeof(out), "%d\n", total == 0 ||
-			    bytes >= total ? 100 : (int)((double)bytes * 100 / (double)total));
-	} else if (!prog.tty) {
-		n = format_line(out, sizeof(out) - 1, bytes, secs, rate_now);
-		out[n++] = '\n';
-	} else {
-		len = format_line(line, sizeof(line), bytes, secs, rate_now);
-		/* A line that wraps could not be drawn over with \r. */
-		if (len > tty_columns() - 1)
-			len = tty_columns() - 1;
-		/* Blanks cover what a longer line before left. */
-		n = (size_t)snprintf(out, sizeof(out), "\r%.*s%*s%s", (int)len, line,
-		    prog.open_len > len ? (int)(prog.open_len - len) : 0, "",
-		    kind == LINE_TIMED ? "" : "\n");
-		if (n >= sizeof(out))
-			n = sizeof(out) - 1;
-		prog.open_len = kind == LINE_TIMED ? len : 0;
+		/* The count of a timed line at the end is not said again. */
+		if (kind == LINE_LAST && prog.numeric_printed && value == prog.numeric_last)
+			return;
+		prog.numeric_printed = true;
+		prog.numeric_last = value;
+		n = (size_t)snprintf(line, sizeof(line), "%llu\n", (unsigned long long)value);
+		term_print(line, n);
+		return;
 	}
-	if (write(STDERR_FILENO, out, n) < 0) {
-		/* stderr is gone: nowhere left to say so. */
-	}
+	/* On a terminal, a line that fits: one column is left for the cursor. */
+	n = term_columns();
+	n = format_line(line, sizeof(line), bytes, total, secs, rate_now, rate_recent,
+	    n > 1 ? n - 1 : n);
+	term_status(line, n, kind != LINE_TIMED);
 }
 
 /* Seconds the watcher may sleep before the next timed line. */
@@ -185,7 +387,8 @@ next_wait(void)
 {
 	double wait = 1;
 
-	pthread_mutex_lock(&lock);
+	if (!lock_until(&lock, now_seconds() + LINE_WAIT_SECS))
+		return LINE_WAIT_SECS;	/* the tool's thread waits on stderr */
 	if (prog.on && !prog.finished)
 		wait = prog.next_tick - now_seconds();
 	pthread_mutex_unlock(&lock);
@@ -195,14 +398,18 @@ next_wait(void)
 static void
 tick(void)
 {
-	double now;
+	double now = now_seconds();
 
-	pthread_mutex_lock(&lock);
-	now = now_seconds();
+	if (!lock_until(&lock, now + LINE_WAIT_SECS))
+		return;
 	if (prog.on && !prog.finished && now >= prog.next_tick) {
-		print_status(LINE_TIMED);
-		/* On the interval's grid; a late wake-up skips, it does not crowd. */
+		print_status(LINE_TIMED, false);
+		/*
+		 * On the interval's grid; a late wake-up, or a line that waited
+		 * for stderr, skips lines, it does not crowd them.
+		 */
 		prog.next_tick += prog.interval;
+		now = now_seconds();
 		if (prog.next_tick <= now)
 			prog.next_tick = now + prog.interval;
 	}
@@ -211,30 +418,39 @@ tick(void)
 
 /* The last status line and the -v totals, once; the caller holds the lock. */
 static void
-print_totals(void)
+print_totals(bool complete)
 {
 	if (prog.finished)
 		return;
 	prog.finished = true;
 	if (prog.on)
-		print_status(LINE_KEPT);
+		print_status(LINE_LAST, complete);
 	report_methods();
 }
 
 /*
  * SIGINT, SIGTERM or SIGHUP: the last words, then the signal's own death.
  * The lock is kept to the end: a tool's thread that reaches report_totals()
- * meanwhile waits there instead of exiting with a status of its own.
+ * meanwhile waits there instead of exiting with a status of its own.  The
+ * words are best effort: a stderr that takes nothing for ENDING_WAIT_SECS,
+ * or a tool's thread that holds the lock as long (waiting on that stderr),
+ * leaves them unsaid.
  */
 static noreturn void
 end_by_signal(int sig)
 {
+	double deadline = now_seconds() + ENDING_WAIT_SECS;
+	void (*hook)(void) = atomic_load(&ending_hook);
 	sigset_t one;
 
-	pthread_mutex_lock(&lock);
-	if (prog.ending_hook)
-		prog.ending_hook();
-	print_totals();
+	term_deadline(deadline);
+	if (lock_until(&lock, deadline)) {
+		if (hook)
+			hook();
+		print_totals(false);
+	} else if (hook)
+		hook();
+	term_end();
 	signal(sig, SIG_DFL);
 	sigemptyset(&one);
 	sigaddset(&one, sig);
@@ -253,20 +469,21 @@ watch(void *unused)
 		struct timespec ts;
 		int sig;
 
-		if (wait <= 0) {
-			tick();
-			continue;
-		}
+		/* A line that is due still looks for a signal first: one may wait. */
+		if (wait < 0)
+			wait = 0;
 		ts.tv_sec = (time_t)wait;
 		ts.tv_nsec = (long)((wait - (double)ts.tv_sec) * 1e9);
 		sig = sigtimedwait(&watched, NULL, &ts);
+		term_deadline(now_seconds() + LINE_WAIT_SECS);
 		if (sig < 0) {
 			/* EAGAIN: the time is up.  (EINTR cannot be: all blocked.) */
 			tick();
 		} else if (sig == SIGUSR1) {
-			pthread_mutex_lock(&lock);
-			print_status(LINE_KEPT);
-			pthread_mutex_unlock(&lock);
+			if (lock_until(&lock, now_seconds() + LINE_WAIT_SECS)) {
+				print_status(LINE_ASKED, false);
+				pthread_mutex_unlock(&lock);
+			}
 		} else
 			end_by_signal(sig);
 	}
@@ -318,14 +535,16 @@ void
 account_start(const struct common_opts *c, enum progress_count count)
 {
 	pthread_mutex_lock(&lock);
-	account_reset(c->verbose, count, c->rate_limit);
+	account_reset(c->verbose, count, c->rate_limit, c->size_given ? c->size_bytes : TO_EOF);
 	prog = (__typeof__(prog)){
 		.on = c->progress,
 		.numeric = c->numeric,
-		.tty = isatty(STDERR_FILENO),
 		.name = c->name,
 		.interval = c->interval_secs > 0 ? c->interval_secs : 1,
+		.fill_in = -1,
+		.fill_out = -1,
 	};
+	samples_reset();
 	prog.next_tick = now_seconds() + prog.interval;
 	pthread_mutex_unlock(&lock);
 	watcher_start();
@@ -334,15 +553,36 @@ account_start(const struct common_opts *c, enum progress_count count)
 void
 on_ending_signal(void (*hook)(void))
 {
+	atomic_store(&ending_hook, hook);
+}
+
+void
+status_pipes(int in, int out)
+{
 	pthread_mutex_lock(&lock);
-	prog.ending_hook = hook;
+	prog.fill_in = in >= 0 && fd_is_pipe(in) ? in : -1;
+	prog.fill_out = out >= 0 && fd_is_pipe(out) ? out : -1;
 	pthread_mutex_unlock(&lock);
+}
+
+int
+status_group_add(const struct status_group *g)
+{
+	int r = -1;
+
+	pthread_mutex_lock(&lock);
+	if (prog.ngroups < STATUS_GROUPS_MAX) {
+		prog.groups[prog.ngroups++] = *g;
+		r = 0;
+	}
+	pthread_mutex_unlock(&lock);
+	return r;
 }
 
 void
 report_totals(void)
 {
 	pthread_mutex_lock(&lock);
-	print_totals();
+	print_totals(exit_status() == 0);
 	pthread_mutex_unlock(&lock);
 }

@@ -49,6 +49,29 @@ move_extent(struct xfer *x, off_t in_pos, off_t out_pos, uint64_t len)
 }
 
 /*
+ * After the holes and extents, at in_pos: what the file grew by meanwhile,
+ * to its end.  Nothing is tried (no pipe made) when it did not grow.
+ */
+static int
+move_rest(struct xfer *x, off_t in_pos)
+{
+	struct xfer rest = *x;
+	struct stat st;
+
+	if (fstat(x->in, &st) == 0 && st.st_size <= in_pos)
+		return DONE;
+	rest.sparse = false;
+	rest.len = x->len == TO_EOF ? TO_EOF : x->len - x->moved;
+	if (move_fd(&rest) < 0) {
+		x->moved += rest.moved;
+		x->refused = rest.refused;
+		return xfer_fail(x, rest.side, rest.call, rest.err);
+	}
+	x->moved += rest.moved;
+	return DONE;
+}
+
+/*
  * Copies a sparse regular file: SEEK_DATA and SEEK_HOLE find the data,
  * which moves as any file does (copy_file_range, ...); a hole only moves
  * the output's offset, and ftruncate(2) extends the output over a hole at
@@ -82,6 +105,7 @@ move_sparse(struct xfer *x)
 			data = in_end;
 		holes += (uint64_t)(data - in_pos);
 		x->moved += (uint64_t)(data - in_pos);
+		account_holes((uint64_t)(data - in_pos));
 		out_pos += data - in_pos;
 		in_pos = data;
 		if (in_pos == in_end)
@@ -104,6 +128,9 @@ move_sparse(struct xfer *x)
 	if (lseek(x->out, out_pos, SEEK_SET) < 0 || fstat(x->out, &out_st) < 0 ||
 	    (out_st.st_size < out_pos && ftruncate(x->out, out_pos) < 0))
 		return xfer_fail(x, SIDE_OUTPUT, "ftruncate", errno);
+	/* The size was where the file ended when we looked: what came since follows. */
+	if (r == DONE && (x->len == TO_EOF || x->moved < x->len))
+		return move_rest(x, in_pos);
 	return DONE;
 }
 

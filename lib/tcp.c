@@ -433,6 +433,7 @@ void
 tcp_abort_and_die(int sig)
 {
 	tcp_reset_registered();
+	term_dying();
 	signal(sig, SIG_DFL);
 	raise(sig);
 	/* Blocked or ignored: end as the signal would have. */

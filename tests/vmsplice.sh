@@ -302,6 +302,28 @@ t_options_verified() {
   done
 }
 
+tcase t_pipe_size_granted "--pipe-size past pipe-max-size: one note, what was asked, granted and why"
+t_pipe_size_granted() {
+  max=$(cat /proc/sys/fs/pipe-max-size)
+  ask=$((max * 64))
+  vmsplice -v --pipe-size "$ask" -s 1M -p seq 2> err | vmsplice-touser --verify seq ||
+    fail "vmsplice --pipe-size $ask: wrong bytes"
+  got=$(sed -n 's/^vmsplice: pipe capacity: \([0-9]*\) bytes.*/\1/p' err)
+  [ "${got:-0}" -lt "$ask" ] || skip "this user may pass pipe-max-size (CAP_SYS_RESOURCE)"
+  note="--pipe-size: asked for $ask bytes, got $got: /proc/sys/fs/pipe-max-size is $max"
+  [ "$(grep -c -- "^vmsplice: $note$" err)" -eq 1 ] || { cat err >&2; fail "vmsplice: no note"; }
+  # Every pipe a tool grows is refused the same way: it is said once.
+  random_file f 1000000
+  cat f | splice-tee --pipe-size "$ask" a b c 2> err | cat > g
+  same f g
+  same f c
+  [ "$(grep -c -- "^splice-tee: $note$" err)" -eq 1 ] || { cat err >&2; fail "splice-tee: not once"; }
+  [ "$(wc -l < err)" -eq 1 ] || { cat err >&2; fail "splice-tee: more than the note"; }
+  splice-cat --pipe-size "$ask" f 2> err | cat > g
+  same f g
+  [ "$(grep -c -- "^splice-cat: $note$" err)" -eq 1 ] || { cat err >&2; fail "splice-cat: no note"; }
+}
+
 tcase t_verbose "-v names the pipe capacity in bytes and pages, the mode and the rate; --progress"
 t_verbose() {
   vmsplice -v -p seq -s 8M 2> err | cat > /dev/null
