@@ -191,6 +191,12 @@ enum xfer_side { SIDE_NONE, SIDE_INPUT, SIDE_OUTPUT };
 
 bool fd_is_pipe(int fd);
 bool fd_is_regular(int fd);
+/*
+ * A socket, a terminal or another character device: what may block a
+ * splice(2) on its side whatever SPLICE_F_NONBLOCK says, so it is polled
+ * first.  Not a pipe, a regular file or a block device.
+ */
+bool fd_may_wait(int fd);
 /* F_GETPIPE_SZ, or -1 when fd is not a pipe. */
 long pipe_capacity(int fd);
 /* /proc/sys/fs/pipe-max-size, or 1 MiB when it cannot be read. */
