@@ -428,6 +428,16 @@ void on_ending_signal(void (*hook)(void));
  * and prints the -v totals (report_methods()).
  */
 void report_totals(void);
+/*
+ * A tool's own group of fields, after ", " at the end of every status line
+ * but --numeric's (splice-buffer's fill level and rates): fields writes
+ * them into buf, as snprintf() does, and returns their length.  It runs
+ * with the status lines' lock held, on the watcher thread or in
+ * report_totals(), so never two at once.
+ */
+void progress_extra(size_t (*fields)(char *buf, size_t size));
+/* A size or rate as the status line prints it: "1.1 GB", "977 kB", "512 B". */
+void progress_size_text(char *buf, size_t size, double bytes);
 /* ---- TCP and Unix-domain streams: lib/tcp.c; addresses: lib/addr.c ------ */
 
 /* A socket address as a script reads it: "127.0.0.1" or "::1", and a port. */

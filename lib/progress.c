@@ -43,6 +43,8 @@ static struct {
 
 /* Serializes the lines of the tool's thread and of the watcher. */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+/* A tool's own group at the end of each line (progress_extra()), or NULL. */
+static size_t (*extra_fields)(char *buf, size_t size);
 /* The signals the watcher takes: those not ignored at start. */
 static sigset_t watched;
 
@@ -110,6 +112,10 @@ format_line(char *line, size_t size, uint64_t bytes, double secs, double rate_no
 			ADD(", ETA %s", eta);
 		} else if (part >= 1)
 			ADD(", ETA 0:00:00");
+	}
+	if (extra_fields) {
+		ADD(", ");
+		n += extra_fields(line + n, n < size ? size - n : 0);
 	}
 #undef ADD
 	return n < size ? n : size - 1;
@@ -329,6 +335,20 @@ account_start(const struct common_opts *c, enum progress_count count)
 	prog.next_tick = now_seconds() + prog.interval;
 	pthread_mutex_unlock(&lock);
 	watcher_start();
+}
+
+void
+progress_extra(size_t (*fields)(char *buf, size_t size))
+{
+	pthread_mutex_lock(&lock);
+	extra_fields = fields;
+	pthread_mutex_unlock(&lock);
+}
+
+void
+progress_size_text(char *buf, size_t size, double bytes)
+{
+	human(buf, size, bytes, false);
 }
 
 void
