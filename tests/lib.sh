@@ -8,7 +8,7 @@
 # Every tool of the suite.  tests/run.sh refuses to run unless BINDIR has
 # each; it and bench/run.sh read this list from here.
 # shellcheck disable=SC2034 # read by the scripts that source this file
-TOOLS="splice-cat splice-tee vmsplice vmsplice-touser splice-fromnet splice-tonet splice-bench"
+TOOLS="splice-cat splice-tee vmsplice vmsplice-touser splice-fromnet splice-tonet splice-buffer splice-bench"
 
 CASES=
 tcase() {
@@ -146,7 +146,8 @@ traced() {
 
 # inject [-o LOG [-t SYSCALLS]] SYSCALL:ERRNO[:WHEN]... CMD...: runs CMD
 # under strace -f, stdin, stdout and stderr kept, each SYSCALL failing with
-# ERRNO on every call or on the WHEN-th (3) or from the WHEN-th on (3+).
+# ERRNO on every call or on the WHEN-th (3) or from the WHEN-th on (3+);
+# SYSCALL:retval=N[:WHEN] is not made at all and returns N (a faked success).
 # -o LOG: strace's record of every call (-t: of these, comma-separated) goes
 # to LOG.  A case that injects starts with `need strace`: a skip from
 # inside a pipeline would end only that member.
@@ -168,7 +169,10 @@ inject() {
     _err=${1#*:}
     _when=
     case $_err in *:*) _when=:when=${_err#*:} ;; esac
-    _faults="$_faults -e inject=$_sys:error=${_err%%:*}$_when"
+    case $_err in
+    retval=*) _faults="$_faults -e inject=$_sys:${_err%%:*}$_when" ;;
+    *) _faults="$_faults -e inject=$_sys:error=${_err%%:*}$_when" ;;
+    esac
     shift
   done
   # LeakSanitizer cannot run under ptrace: off, for sanitized builds.
