@@ -259,17 +259,19 @@ b_start_threshold() {
     splice-cat --skip 10M --count 1M ref
     read -r _ < go3
     splice-cat --skip 11M ref
-  } | { run_status st splice-buffer -m 16M -P 50 --interval 0.05 2> err; } | splice-cat > out &
+  } | { run_status st splice-buffer -m 16M -P 50 -L 8M --interval 0.05 2> err; } |
+    splice-cat > out &
   pid=$!
   BG="$BG $pid"
   wait_fill err 37
   size_is out 0
   echo > go1
-  # 10 of 16 MiB: out it goes, all of it.
+  # 10 of 16 MiB: out it goes, all of it; -L keeps the buffer from running
+  # empty before the 4 MiB are in (empty, it would wait for 50% again).
   i=0
   until [ "$(wc -c < out)" -eq $((10 * MIB)) ]; do
     i=$((i + 1))
-    [ $i -le 400 ] || fail "-P 50 past 62%: $(wc -c < out) bytes out, not 10 MiB"
+    [ $i -le 600 ] || fail "-P 50 past 62%: $(wc -c < out) bytes out, not 10 MiB"
     sleep 0.05
   done
   wait_text err ", 0% full$"
