@@ -732,6 +732,37 @@ drain_step(struct ring_job *j)
 
 /* ---- the loop --------------------------------------------------------------- */
 
+/*
+ * Nothing is buffered and the reader keeps up: the input pipe straight
+ * into the output pipe, one splice(2) instead of two through the ring.
+ * ST_BLOCKED when that cannot be: a side is not a pipe, -P or -L holds
+ * output, the buffer holds bytes, or the output pipe is full (then the
+ * ring takes the input).
+ */
+static enum step
+cut_through(struct ring_job *j)
+{
+	struct ring *r = j->ring;
+	ssize_t n;
+
+	if (!r->in_pipe || !r->out_pipe || r->out_held || j->rate || buffered() > 0)
+		return ST_BLOCKED;
+	n = splice(j->x.in, NULL, j->x.out, NULL, input_request(j), SPLICE_F_NONBLOCK);
+	if (n > 0) {
+		took((uint64_t)n);
+		delivered(j, (uint64_t)n, M_SPLICE);
+		return ST_MOVED;
+	}
+	if (n == 0)
+		return ST_END;
+	if (errno == EINTR)
+		return ST_MOVED;
+	if (errno == EAGAIN)
+		return ready_now(j->x.out, POLLOUT) ? ST_WAIT : ST_BLOCKED;
+	/* Between two pipes only a reader that left fails a splice. */
+	return xfer_fail(&j->x, SIDE_OUTPUT, "splice", errno), ST_FAILED;
+}
+
 /* -P and -p: whether each side may go on, by the fill level. */
 static void
 update_gates(struct ring_job *j)
@@ -824,7 +855,8 @@ ring_run(struct ring_job *j)
 
 		update_gates(j);
 		if (!r->in_eof && !r->in_held && ring_has_room(r)) {
-			in = fill_step(j);
+			if ((in = cut_through(j)) == ST_BLOCKED)
+				in = fill_step(j);
 			if (in == ST_FAILED)
 				return -1;
 			if (in == ST_END)
