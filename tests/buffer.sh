@@ -288,10 +288,11 @@ b_start_threshold() {
 
 tcase b_resume_threshold "-p 25: once full, no input until drained to 25%; by default, input at once"
 b_resume_threshold() {
+  vmsplice -p seq -s 40M > ref
   for p in 25 100; do
     rm -f err go
     mkfifo go
-    vmsplice -p seq -s 24M | { run_status st splice-buffer -m 8M -p "$p" --interval 0.05 2> err; } |
+    splice-cat ref | { run_status st splice-buffer -m 16M -p "$p" --interval 0.05 2> err; } |
       { read -r _ < go; splice-cat -L 16M; } | vmsplice-touser --verify seq -c > n &
     pid=$!
     BG="$BG $pid"
@@ -300,14 +301,17 @@ b_resume_threshold() {
     echo > go
     wait "$pid"
     status 0 "$(cat st)" "splice-buffer -p $p"
-    verified n 25165824
-    # The lowest level before the first rise, once the reader began.
+    verified n 41943040
+    # The lowest level before the first rise, once the reader began.  The
+    # reader takes 1 MiB (6%) a call, a line comes every 0.8 MiB (5%): the
+    # last line before the refill shows at most 25% and one step.
     low=$(fills err "$from" | awk 'NR > 1 && $1 > prev { exit } { prev = $1; if (NR == 1 || $1 < low) low = $1 } END { print low }')
     echo "-p $p: lowest fill before refilling: $low%"
     if [ "$p" = 25 ]; then
-      [ "$low" -le 35 ] || { cat err >&2; fail "-p 25: refilled at $low% full"; }
+      [ "$low" -le 32 ] || { tail -n +"$from" err >&2; fail "-p 25: refilled at $low% full"; }
     else
-      [ "$low" -ge 75 ] || { cat err >&2; fail "-p 100: drained to $low% before refilling"; }
+      # (A producer the load stalls lets it drain some: not below 25% and a step.)
+      [ "$low" -gt 32 ] || { cat err >&2; fail "-p 100: drained to $low% before refilling"; }
     fi
   done
 }
