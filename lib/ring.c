@@ -126,7 +126,7 @@ delivered(struct ring_job *j, uint64_t n, enum xfer_method m)
 	account(m, n);
 }
 
-/* ---- building the ring -------------------------------------------------- */
+/* ---- building the ring ------------------------------------------------- */
 
 static void
 stage_close(struct stage *st)
@@ -335,7 +335,7 @@ ring_close(struct ring_job *j)
 	j->ring = NULL;
 }
 
-/* ---- the memfd's regions -------------------------------------------------- */
+/* ---- the memfd's regions ----------------------------------------------- */
 
 /* Makes the region's bytes below upto (a multiple of PUNCH_UNIT) holes again. */
 static int
@@ -392,7 +392,7 @@ head_gave(struct ring_job *j, struct slot *s, size_t n)
 	return 0;
 }
 
-/* ---- input: into the tail slot ---------------------------------------------- */
+/* ---- input: into the tail slot ----------------------------------------- */
 
 /* The tail takes more, or the slot after it is free: input has somewhere to go. */
 static bool
@@ -603,7 +603,7 @@ fill_step(struct ring_job *j)
 	return input_to_stage(j);
 }
 
-/* ---- output: out of the head slot ------------------------------------------- */
+/* ---- output: out of the head slot -------------------------------------- */
 
 /* What one call may give the output: all there is, less under -L. */
 static size_t
@@ -730,7 +730,7 @@ drain_step(struct ring_job *j)
 	return output_failed(j, "splice");
 }
 
-/* ---- the loop --------------------------------------------------------------- */
+/* ---- the loop ---------------------------------------------------------- */
 
 /*
  * Nothing is buffered and the reader keeps up: the input pipe straight
@@ -876,7 +876,7 @@ ring_run(struct ring_job *j)
 	}
 }
 
-/* ---- what --progress shows -------------------------------------------------- */
+/* ---- what --progress shows --------------------------------------------- */
 
 size_t
 ring_status_text(char *buf, size_t size)

@@ -63,11 +63,6 @@ size_is() {
   [ "$(wc -c < "$1")" -eq "$2" ] || fail "$1 holds $(wc -c < "$1") bytes, expected $2"
 }
 
-# verified FILE BYTES: what `vmsplice-touser -c` wrote into FILE is BYTES.
-verified() {
-  [ "$(cat "$1")" = "$2" ] || fail "verified '$(cat "$1")' bytes, expected $2"
-}
-
 # ---- every byte, every shape ------------------------------------------------
 
 tcase b_seq_3g "vmsplice -p seq -s 3G | splice-buffer -m 256M | vmsplice-touser --verify seq"
@@ -75,7 +70,7 @@ b_seq_3g() {
   vmsplice -p seq -s 3G | { run_status st splice-buffer -m 256M; } |
     vmsplice-touser --verify seq -c > n
   status 0 "$(cat st)" "splice-buffer -m 256M"
-  verified n 3221225472
+  count_is n 3221225472
 }
 
 tcase b_random "random pattern through -m 16M, a 64 KiB ring, a one-page ring: exact"
@@ -85,7 +80,7 @@ b_random() {
     vmsplice -p random:7 -s 64M | { run_status st splice-buffer $args; } |
       vmsplice-touser --verify random:7 -c > n
     status 0 "$(cat st)" "splice-buffer $args"
-    verified n 67108864
+    count_is n 67108864
   done
 }
 
@@ -97,8 +92,8 @@ b_file() {
   splice-buffer -m 4M < f | cat > o
   same f o
   vmsplice -p seq -s 8M | splice-buffer -m 4M > o
-  vmsplice-touser --verify seq -c < o > n
-  verified n 8388608
+  cat o | vmsplice-touser --verify seq -c > n
+  count_is n 8388608
   splice-buffer --progress < f > o 2> err
   same f o
   mentions err "^10000001 bytes .*, 100%, ETA 0:00:00, in @ .*, 0% full$"
@@ -117,7 +112,7 @@ b_tcp_chain() {
   wait "$lpid" || fail "splice-fromnet"
   wait "$vpid" || fail "vmsplice-touser --verify seq after splice-fromnet | splice-buffer"
   status 0 "$(cat st)" "splice-fromnet | splice-buffer"
-  verified n 67108864
+  count_is n 67108864
   splice-fromnet -b 127.0.0.1 0 > got 2> lerr2 &
   lpid=$!
   BG="$BG $lpid"
@@ -126,14 +121,14 @@ b_tcp_chain() {
     splice-tonet 127.0.0.1 "$port"
   wait "$lpid" || fail "splice-fromnet"
   status 0 "$(cat st)" "splice-buffer | splice-tonet"
-  vmsplice-touser --verify seq -c < got > n
-  verified n 67108864
+  cat got | vmsplice-touser --verify seq -c > n
+  count_is n 67108864
 }
 
 tcase b_socket_stdio "a TCP socket as standard input and output (socat exec): every byte echoed"
 b_socket_stdio() {
   need socat
-  vmsplice -p seq -s 64M > ref
+  seq_ref ref $((64 * MIB))
   # socat execs splice-buffer with the accepted socket as its stdin and stdout.
   timeout 60 socat -d -d TCP-LISTEN:0,bind=127.0.0.1 EXEC:"splice-buffer -m 4M",nofork \
     2> slog &
@@ -151,9 +146,9 @@ b_behind_passers() {
   vmsplice -p seq -s 256M | { run_status st splice-buffer -m 32M; } | splice-tee copy |
     splice-cat | vmsplice-touser --verify seq -c > n
   status 0 "$(cat st)" "splice-buffer | splice-tee | splice-cat"
-  verified n 268435456
-  vmsplice-touser --verify seq -c < copy > n
-  verified n 268435456
+  count_is n 268435456
+  cat copy | vmsplice-touser --verify seq -c > n
+  count_is n 268435456
 }
 
 tcase b_behind_pv "behind pv, a reader that passes pages on: exact"
@@ -162,7 +157,7 @@ b_behind_pv() {
   vmsplice -p seq -s 256M | { run_status st splice-buffer -m 32M; } | pv -q |
     vmsplice-touser --verify seq -c > n
   status 0 "$(cat st)" "splice-buffer | pv"
-  verified n 268435456
+  count_is n 268435456
 }
 
 tcase b_waiting_reader "a reader that waits until the producer is done, then takes everything: exact"
@@ -170,7 +165,7 @@ b_waiting_reader() {
   { vmsplice -p seq -s 24M; : > produced; } | { run_status st splice-buffer -m 32M; } |
     { wait_file produced && : > was_first; vmsplice-touser --verify seq -c > n; }
   status 0 "$(cat st)" "splice-buffer -m 32M"
-  verified n 25165824
+  count_is n 25165824
   [ -e was_first ] || fail "the producer of 24 MiB did not finish before its reader began"
 }
 
@@ -190,7 +185,7 @@ through() {
 
 tcase b_sizes "0 and 1 byte, and a 4 MiB ring's capacity -1, 0, +1: exact"
 b_sizes() {
-  vmsplice -p seq -s 6M > ref
+  seq_ref ref $((6 * MIB))
   for n in 0 1 $((4 * MIB - 1)) $((4 * MIB)) $((4 * MIB + 1)); do
     through "$n" splice-buffer -m 4M
   done
@@ -200,7 +195,7 @@ tcase b_sizes_memfd "a memfd-only buffer (pipe2 EMFILE): 0, 1 byte, its capacity
 b_sizes_memfd() {
   need strace
   needs_fallback
-  vmsplice -p seq -s 6M > ref
+  seq_ref ref $((6 * MIB))
   for n in 0 1 $((4 * MIB - 1)) $((4 * MIB)) $((4 * MIB + 1)); do
     through "$n" inject pipe2:EMFILE splice-buffer -m 4M
   done
@@ -208,7 +203,7 @@ b_sizes_memfd() {
 
 tcase b_m_sizes "-m 1, 4097, 1M-1, 1M+1, 3M+1: the pipes hold at least that much (-v), exact"
 b_m_sizes() {
-  vmsplice -p seq -s 5M > ref
+  seq_ref ref $((5 * MIB))
   for m in 1 4097 $((MIB - 1)) $((MIB + 1)) $((3 * MIB + 1)); do
     splice-buffer -v -m "$m" < ref 2> err | cat > out
     same ref out
@@ -227,8 +222,8 @@ b_burst() {
   { vmsplice -p seq -s 32M; wc -c < out > at_end; } | { run_status st splice-buffer -m 64M; } |
     splice-cat -L 16M > out
   status 0 "$(cat st)" "splice-buffer -m 64M"
-  vmsplice-touser --verify seq -c < out > n
-  verified n 33554432
+  cat out | vmsplice-touser --verify seq -c > n
+  count_is n 33554432
   [ "$(cat at_end)" -lt $((24 * MIB)) ] ||
     fail "the producer ended when the reader had $(cat at_end) of 33554432 bytes"
 }
@@ -239,8 +234,8 @@ b_rate() {
   t0=$(date +%s%N)
   { vmsplice -p seq -s 8M; wc -c < out > at_end; } | splice-buffer -L 4M -m 16M > out
   ms=$((($(date +%s%N) - t0) / 1000000))
-  vmsplice-touser --verify seq -c < out > n
-  verified n 8388608
+  cat out | vmsplice-touser --verify seq -c > n
+  count_is n 8388608
   [ "$ms" -ge 1850 ] || fail "-L 4M: 8 MiB out in $ms ms"
   [ "$(cat at_end)" -lt $((4 * MIB)) ] ||
     fail "-L 4M: the producer ended when $(cat at_end) bytes were out"
@@ -248,7 +243,7 @@ b_rate() {
 
 tcase b_start_threshold "-P 50: nothing out before half full, again after it ran empty; EOF flushes"
 b_start_threshold() {
-  vmsplice -p seq -s 12M > ref
+  seq_ref ref $((12 * MIB))
   mkfifo go1 go2 go3
   # 6 MiB, then 4 more, then 1, then the last 1 and the end, each on a word.
   {
@@ -288,7 +283,7 @@ b_start_threshold() {
 
 tcase b_resume_threshold "-p 25: once full, no input until drained to 25%; by default, input at once"
 b_resume_threshold() {
-  vmsplice -p seq -s 40M > ref
+  seq_ref ref $((40 * MIB))
   for p in 25 100; do
     rm -f err go
     mkfifo go
@@ -301,7 +296,7 @@ b_resume_threshold() {
     echo > go
     wait "$pid"
     status 0 "$(cat st)" "splice-buffer -p $p"
-    verified n 41943040
+    count_is n 41943040
     # The lowest level before the first rise, once the reader began.  The
     # reader takes 1 MiB (6%) a call, a line comes every 0.8 MiB (5%): the
     # last line before the refill shows at most 25% and one step.
@@ -322,7 +317,7 @@ tcase b_progress "--progress: each line ends with the rates in and out and the f
 b_progress() {
   vmsplice -p seq -s 8M | splice-buffer -m 8M -L 8M --interval 0.2 2> err |
     vmsplice-touser --verify seq -c > n
-  verified n 8388608
+  count_is n 8388608
   [ "$(grep -c -E ', in @ [0-9.]+ [kMG]?B/s, out @ [0-9.]+ [kMG]?B/s, [0-9]+% full$' err)" -ge 3 ] ||
     { cat err >&2; fail "fewer than 3 status lines with the buffer's fields"; }
   # The producer is done at once: the buffer is full of it at first.
@@ -339,7 +334,7 @@ b_usr1() {
   splice-buffer -v -m 32M -L 12M < a > b 2> err &
   pid=$!
   BG="$BG $pid"
-  vmsplice-touser --verify seq -c < b > n &
+  cat b | vmsplice-touser --verify seq -c > n &
   vpid=$!
   # -v's note comes once the watcher thread, which takes SIGUSR1, runs.
   wait_text err "buffer: "
@@ -349,8 +344,8 @@ b_usr1() {
   done
   wait "$pid" || fail "splice-buffer after SIGUSR1: status $?"
   wait "$vpid" || fail "vmsplice-touser --verify seq"
-  verified n 25165824
-  [ "$(grep -c -E '^[0-9]+ bytes .* copied, .*, [0-9]+% full$' err)" -eq 3 ] ||
+  count_is n 25165824
+  [ "$(grep -c -E '^[0-9]+ bytes? .*copied, .*, [0-9]+% full$' err)" -eq 3 ] ||
     { cat err >&2; fail "not 3 status lines"; }
 }
 
@@ -409,18 +404,18 @@ b_closed() {
 
 tcase b_resize "the writer resizes stdin's pipe, the reader stdout's, mid-stream: exact"
 b_resize() {
-  vmsplice -p seq -s 16M > ref
+  seq_ref ref $((16 * MIB))
   for size in 4K 64K 4M; do
     # The writer: 4 MiB, then the rest from splice-cat, which resizes the pipe.
     { splice-cat --count 4M ref; splice-cat --pipe-size "$size" --skip 4M ref; } |
       { run_status st splice-buffer -m 8M; } | vmsplice-touser --verify seq -c > n
     status 0 "$(cat st)" "writer resizes to $size"
-    verified n 16777216
+    count_is n 16777216
     # The reader, once the buffer holds everything: resizes as it starts.
     { splice-cat ref; : > produced; } | { run_status st splice-buffer -m 32M; } |
       { wait_file produced || :; vmsplice-touser --pipe-size "$size" --verify seq -c > n; }
     status 0 "$(cat st)" "reader resizes to $size"
-    verified n 16777216
+    count_is n 16777216
     rm -f produced
   done
 }
@@ -432,14 +427,14 @@ b_emfile() {
   vmsplice -p seq -s 64M | { run_status st inject pipe2:EMFILE:3+ splice-buffer -v -m 16M 2> err; } |
     vmsplice-touser --verify seq -c > n
   status 0 "$(cat st)" "splice-buffer, EMFILE from the 3rd pipe2"
-  verified n 67108864
+  count_is n 67108864
   mentions err "buffer: 2097152 bytes in 2 pipes (pipe2: Too many open files), 14680064 bytes in a memfd"
   # All of it in the buffer, most in the memfd, while the reader waits.
   { vmsplice -p seq -s 24M; : > produced; } |
     { run_status st sh -c 'ulimit -n 16 && exec splice-buffer -v -m 32M' 2> err; } |
     { wait_file produced || :; vmsplice-touser --verify seq -c > n; }
   status 0 "$(cat st)" "ulimit -n 16; splice-buffer -m 32M"
-  verified n 25165824
+  count_is n 25165824
   mentions err "pipes (pipe2: Too many open files), [0-9]* bytes in a memfd"
 }
 
@@ -470,12 +465,12 @@ b_enomem() {
   vmsplice -p seq -s 32M | { run_status st inject pipe2:ENOMEM:5+ splice-buffer -v -m 16M 2> err; } |
     vmsplice-touser --verify seq -c > n
   status 0 "$(cat st)" "splice-buffer, ENOMEM from the 5th pipe2"
-  verified n 33554432
+  count_is n 33554432
   mentions err "(pipe2: Cannot allocate memory), [0-9]* bytes in a memfd"
   vmsplice -p seq -s 32M | { run_status st inject memfd_create:ENOMEM splice-buffer -m 16M; } |
     vmsplice-touser --verify seq -c > n
   status 0 "$(cat st)" "splice-buffer, ENOMEM from memfd_create, pipes enough"
-  verified n 33554432
+  count_is n 33554432
   vmsplice -p seq -s 32M |
     { run_status st inject pipe2:EMFILE memfd_create:ENOMEM splice-buffer -m 16M 2> err; } |
     cat > out
@@ -509,7 +504,7 @@ b_unprivileged() {
     { wait_file produced || :; vmsplice-touser --verify seq -c > n; }
   cat err >&2
   status 0 "$(cat st)" "splice-buffer -m $m as nobody"
-  verified n $((soft * 4096 * 3 / 2))
+  count_is n $((soft * 4096 * 3 / 2))
   mentions err "(F_SETPIPE_SZ granted the last one [0-9]* bytes), [0-9]* bytes in a memfd"
 }
 
@@ -573,7 +568,7 @@ b_nonblock() {
   vmsplice -p seq -s 64M | { run_status st "$nb" 0 1 -- splice-buffer -m 8M; } |
     vmsplice-touser --verify seq -c > n
   status 0 "$(cat st)" "splice-buffer, O_NONBLOCK stdin and stdout"
-  verified n 67108864
+  count_is n 67108864
 }
 
 tcase b_punch "the memfd's regions are punched once spliced: exact behind a reader that passes pages on; unpunched, wrong"
@@ -586,7 +581,7 @@ b_punch() {
   vmsplice -p seq -s 64M | { run_status st inject pipe2:EMFILE splice-buffer -v -m 4M 2> err; } |
     splice-cat -L 64M | vmsplice-touser --verify seq -c > n
   status 0 "$(cat st)" "memfd-only splice-buffer"
-  verified n 67108864
+  count_is n 67108864
   mentions err "buffer: 0 bytes in 0 pipes (pipe2: Too many open files), 4194304 bytes in a memfd"
   # The same with every punch faked: the reader must see bytes written later.
   vmsplice -p seq -s 64M |

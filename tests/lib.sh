@@ -83,6 +83,18 @@ mentions() {
   grep -q -- "$2" "$1" || { cat "$1" >&2; fail "message does not mention '$2'"; }
 }
 
+# seq_ref NAME BYTES: NAME holds BYTES of vmsplice's seq pattern (through a
+# pipe: vmsplice --strict writes nothing else).
+seq_ref() {
+  vmsplice -p seq -s "$2" | cat > "$1"
+  [ "$(wc -c < "$1")" -eq "$2" ] || fail "could not make $1"
+}
+
+# count_is FILE N: what vmsplice-touser -c wrote into FILE is N.
+count_is() {
+  [ "$(cat "$1")" = "$2" ] || fail "$1: counted '$(cat "$1")' bytes, expected $2"
+}
+
 # random_file NAME BYTES
 random_file() {
   head -c "$2" /dev/urandom > "$1"
