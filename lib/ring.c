@@ -506,6 +506,8 @@ input_to_slot(struct ring_job *j, struct slot *s)
 		s->full = true;
 		return ST_MOVED;
 	}
+	if (direct_io_dropped(j->x.in, errno))
+		return ST_MOVED;
 	if (atomic_load_explicit(&taken_bytes, memory_order_relaxed) == 0 && !r->in_pipe &&
 	    err_is_refusal(errno))
 		return input_refused(j, errno) < 0 ? ST_FAILED : ST_MOVED;
@@ -527,6 +529,8 @@ input_to_stage(struct ring_job *j)
 	r->in_ready = false;
 	if (!r->in_by_read) {
 		n = splice(j->x.in, NULL, st->fd[1], NULL, (size_t)1 << 30, SPLICE_F_NONBLOCK);
+		if (n < 0 && direct_io_dropped(j->x.in, errno))
+			return ST_MOVED;
 		if (n < 0 && errno != EINTR && errno != EAGAIN &&
 		    atomic_load_explicit(&taken_bytes, memory_order_relaxed) == 0 &&
 		    err_is_refusal(errno))
@@ -537,6 +541,8 @@ input_to_stage(struct ring_job *j)
 
 		/* Into an empty pipe, no more than it holds: the write cannot block. */
 		n = read(j->x.in, buf, room < st->cap ? room : st->cap);
+		if (n < 0 && direct_io_dropped(j->x.in, errno))
+			return ST_MOVED;
 		if (n > 0 && write_all(st->fd[1], buf, (size_t)n) < 0)
 			return xfer_fail(&j->x, SIDE_NONE, "write", errno), ST_FAILED;
 	}
@@ -663,6 +669,8 @@ stage_to_output(struct ring_job *j)
 			delivered(j, (uint64_t)n, M_SPLICE);
 			return ST_MOVED;
 		}
+		if (n < 0 && direct_io_dropped(j->x.out, errno))
+			return ST_MOVED;
 		if (n < 0 && j->x.moved == 0 && err_is_refusal(errno))
 			return output_refused(j, errno) < 0 ? ST_FAILED : ST_MOVED;
 		if (n == 0)
@@ -723,6 +731,9 @@ drain_step(struct ring_job *j)
 		delivered(j, (uint64_t)n, M_SPLICE);
 		return head_gave(j, s, (size_t)n) < 0 ? ST_FAILED : ST_MOVED;
 	}
+	/* An O_DIRECT output refuses an unaligned tail: the page cache takes it. */
+	if (n < 0 && direct_io_dropped(j->x.out, errno))
+		return ST_MOVED;
 	if (n < 0 && j->x.moved == 0 && !r->out_pipe && err_is_refusal(errno))
 		return output_refused(j, errno) < 0 ? ST_FAILED : ST_MOVED;
 	if (n == 0)
