@@ -14,10 +14,14 @@
  * there land in new pages instead of under a reader that still holds the
  * old ones (the hazard of vmsplice --reuse).
  *
- * One thread, one poll(2) loop: every call is non-blocking on the ring's
- * side (SPLICE_F_NONBLOCK, O_NONBLOCK on the ring's pipes), and a socket
- * or terminal, which SPLICE_F_NONBLOCK does not cover, is polled first;
- * the loop sleeps in poll(2) only when neither side moved.
+ * While nothing is buffered and the reader keeps up, an input pipe is
+ * spliced straight into an output pipe: one call instead of two.
+ *
+ * The tool's thread moves every byte in one poll(2) loop: every call is
+ * non-blocking on the ring's side (SPLICE_F_NONBLOCK, O_NONBLOCK on the
+ * ring's pipes), and a socket or terminal, which SPLICE_F_NONBLOCK does
+ * not cover, is polled first; the loop sleeps in poll(2) only when neither
+ * side moved.
  */
 #include <errno.h>
 #include <fcntl.h>
