@@ -1,7 +1,7 @@
 /*
  * splice.h: what the splice-tools share, the one header a tool includes.
- * Every byte a tool moves goes through move_fd(), move_to_socket(), tee_fd()
- * or vmsplice_all(); every tool parses the same sizes and options the same
+ * Every byte a tool moves goes through move_fd(), move_to_socket(), tee_fd(),
+ * ring_run() or vmsplice_all(); every tool parses the same sizes and options the same
  * way.  Each section names the file of lib/ that implements it; lib/ is built
  * once as a static library, so a tool links only the files it calls into.
  *
@@ -23,6 +23,7 @@
  *   tcp.c         connect, listen, accept, reset             -> addr, progress, term, fd, msg
  *   addr.c        HOST:PORT, ports, --allow nets, -4 -6 -n   (libc only)
  *   duplex.c      duplex_run(): to a socket and back at once -> move, fd, account, msg
+ *   ring.c        ring_run(): a buffer of pipes and a memfd  -> move, fd, account, progress
  *   pattern.c     the patterns vmsplice writes               -> msg
  *   vmsplice_io.c vmsplice(2) in and out of a pipe           -> fd, account
  *   mem.c         aligned anonymous memory, huge pages       (libc only)
@@ -211,6 +212,12 @@ enum xfer_side { SIDE_NONE, SIDE_INPUT, SIDE_OUTPUT };
 
 bool fd_is_pipe(int fd);
 bool fd_is_regular(int fd);
+/*
+ * A socket, a terminal or another character device: what may block a
+ * splice(2) on its side whatever SPLICE_F_NONBLOCK says, so it is polled
+ * first.  Not a pipe, a regular file or a block device.
+ */
+bool fd_may_wait(int fd);
 /* F_GETPIPE_SZ, or -1 when fd is not a pipe. */
 long pipe_capacity(int fd);
 /* /proc/sys/fs/pipe-max-size, or 1 MiB when it cannot be read. */
@@ -491,6 +498,8 @@ struct status_group {
  * before the percent.  0, or -1 when there are too many.
  */
 int status_group_add(const struct status_group *g);
+/* A size or rate as the status line prints it: "1.1 GiB", "977 KiB", "512 B". */
+void progress_size_text(char *buf, size_t size, double bytes);
 
 /* ---- standard error and the terminal: lib/term.c ------------------------ */
 
@@ -686,6 +695,63 @@ int duplex_run(struct duplex *d);
  * input, standard output or peer, whoever's error it was.
  */
 void duplex_warn(const struct duplex *d, const char *peer);
+
+/* ---- a big buffer that copies nothing: lib/ring.c ---------------------- */
+
+struct ring;
+
+struct ring_job {
+	/*
+	 * x.in, x.out and x.opts (strict, verbose, pipe size, -L's call
+	 * size); the results in x: moved (bytes delivered), err, side, call,
+	 * refused (--strict stopped a fallback to read/write).
+	 */
+	struct xfer x;
+	uint64_t size;		/* bytes the buffer holds at least */
+	unsigned int start_percent;	/* -P: output waits until this full; 0: at once */
+	unsigned int resume_percent;	/* -p: after full, input waits until this; 100: at once */
+	uint64_t rate;		/* -L: output bytes a second, 0 = no limit */
+	/* what ring_open() got */
+	size_t pipes;		/* pipes in the ring */
+	uint64_t pipe_bytes;	/* their capacity, together */
+	uint64_t memfd_bytes;	/* the memfd part: what the pipes could not hold */
+	const char *short_call;	/* why the pipes hold less than size: "pipe2", ... */
+	int short_err;		/* and its errno */
+	size_t short_granted;	/* F_SETPIPE_SZ: what the last pipe got */
+	bool memfd_refused;	/* --strict refused the memfd part, which copies */
+	struct ring *ring;	/* the engine's own */
+};
+
+/*
+ * Builds the buffer before any byte moves: pipes of o->pipe_bytes (default
+ * pipe-max-size), until they hold j->size, or the descriptors run out
+ * (EMFILE; the soft RLIMIT_NOFILE is raised toward the hard one first), or
+ * the kernel grants a pipe less (pipe-user-pages-soft); the rest a memfd,
+ * unless j->x.opts.strict (j->memfd_refused).  A side that is not a pipe
+ * gets a pipe of the engine's between it and the ring.  Returns 0, or -1
+ * with j->x's err, call set; prints nothing.  ring_close() frees it either
+ * way.
+ */
+int ring_open(struct ring_job *j);
+/*
+ * After ring_open(): moves j->x.in to j->x.out through the buffer until
+ * end of input and every byte delivered; input as fast as it comes while
+ * the buffer has room, output as fast as the reader takes it while it has
+ * bytes, each side held back only by -P, -p and -L.  splice(2) only: pipe
+ * to pipe by reference, into the memfd by one copy in the kernel, out of
+ * it by reference, each region punched out once spliced.  A side that
+ * refuses splice(2) before its first byte gets read(2) or write(2), unless
+ * strict.  One poll(2) loop, no call that blocks on a pipe.  Returns 0, or
+ * -1 with j->x's err, side, call, refused set; prints nothing but -v notes.
+ */
+int ring_run(struct ring_job *j);
+/* Closes the ring's pipes and memfd, frees it. */
+void ring_close(struct ring_job *j);
+/*
+ * The status line's group (status_group_add()): "in @ R/s, out @ R/s, N%
+ * full", the rates since the last line.  arg is unused.
+ */
+size_t ring_status_text(char *buf, size_t size, void *arg);
 
 /* ---- tee, one input to many outputs: lib/tee.c --------------------------- */
 

@@ -30,7 +30,7 @@ QUICK=
 ONLY=
 RUNS=3
 DIR=${TMPDIR:-/tmp}
-ALL_CASES="gen gen-busy-huge gen-seq pipe copy tee tee-file tcp"
+ALL_CASES="gen gen-busy-huge gen-seq pipe copy tee tee-file tcp buffer buffer-burst buffer-memfd"
 # splice-bench's TCP rows whose receiver splices into a pipe, as
 # splice-fromnet does: the TCP case's limit is the best of their sweeps.
 TCP_LIMIT_CASES="tcp-vmsplice-pipe tcp-splice-pipe tcp-sendfile-pipe"
@@ -145,7 +145,23 @@ done
 echo "bench: no listening port in $1: $(cat "$1")" >&2
 exit 1
 EOF
-chmod +x "$W/bin/t" "$W/bin/waitport"
+# burst BYTES: BYTES of zeros on stdout, as head -c does; the clock starts
+# with it ($RUN/t0) and stops when it is done ($RUN/rate): the producer's time.
+cat > "$W/bin/burst" << 'EOF'
+#!/bin/sh
+date +%s.%N > "$RUN/t0"
+head -c "$1" /dev/zero || exit 1
+awk -v t0="$(cat "$RUN/t0")" -v now="$(date +%s.%N)" -v b="$1" \
+  'BEGIN { printf "%.9f\n", b / 1073741824 / (now - t0) }' > "$RUN/rate"
+EOF
+# gated CMD...: runs CMD once a line comes on the FIFO $RUN/go (the producer
+# is done): a reader that takes the buffer's whole content at once.
+cat > "$W/bin/gated" << 'EOF'
+#!/bin/sh
+read -r _ < "$RUN/go"
+exec "$@"
+EOF
+chmod +x "$W/bin/t" "$W/bin/waitport" "$W/bin/burst" "$W/bin/gated"
 PATH=$W/bin:$BUILD:$PATH
 export PATH
 
@@ -555,6 +571,87 @@ if selected tcp && needs tcp splice-fromnet splice-tonet splice-cat; then
   # Three sweeps of about 18 configurations: 1 GiB a run is enough.
   limit_cmd L "$TCP_LIMIT_CASES" $((TCP < GiB ? TCP : GiB))
   run_case tcp "$TCP" "" "B:3 L:0.9"
+fi
+
+# A buffer between a fast producer and a reader: splice-buffer moves page
+# references (pipe to pipe, or straight across while the reader keeps up),
+# mbuffer copies every byte in and out.
+CASE=buffer
+if selected buffer && needs buffer vmsplice splice-buffer splice-cat; then
+  new_case
+  cmd A "vmsplice -s $g | splice-buffer -m 256M | splice-cat > /dev/null" \
+    "t s1 vmsplice -s $GEN | t s2 splice-buffer -m 256M | t s3 splice-cat > /dev/null"
+  cmd B "vmsplice -s $g | splice-cat > /dev/null" \
+    "t s1 vmsplice -s $GEN | t s2 splice-cat > /dev/null"
+  short B "no buffer"
+  peer C "mbuffer" mbuffer "vmsplice -s $g | mbuffer -q -m 256M | splice-cat > /dev/null" \
+    "t s1 vmsplice -s $GEN | t s2 mbuffer -q -m 256M | t s3 splice-cat > /dev/null"
+  run_case buffer "$GEN" "" "B:0.9 C:5"
+fi
+
+# The burst a buffer is for: a 32 MiB producer before a reader limited to
+# 16 MiB/s; the figure is the producer's rate, from its start to its end.
+BURST=$((32 * MiB))
+CASE=buffer-burst
+if selected buffer-burst && needs buffer-burst splice-buffer splice-cat; then
+  new_case
+  cmd A "head -c 32M /dev/zero | splice-buffer -m 64M | splice-cat -L 16M > /dev/null" \
+    "t s1 burst $BURST | t s2 splice-buffer -m 64M | t s3 splice-cat -L 16M > /dev/null"
+  peer B "mbuffer" mbuffer \
+    "head -c 32M /dev/zero | mbuffer -q -m 64M | splice-cat -L 16M > /dev/null" \
+    "t s1 burst $BURST | t s2 mbuffer -q -m 64M | t s3 splice-cat -L 16M > /dev/null"
+  cmd C "head -c 32M /dev/zero | splice-cat -L 16M > /dev/null" \
+    "t s1 burst $BURST | t s2 splice-cat -L 16M > /dev/null"
+  short C "no buffer"
+  run_case buffer-burst "$BURST" "" "B:1"
+fi
+
+# Every byte through the buffer: 1 GiB in while the reader waits, then out.
+# As an unprivileged user past /proc/sys/fs/pipe-user-pages-soft (another
+# splice-buffer of that user holds its pipe pages), the ring is a memfd:
+# one copy in, in the kernel, and out by reference; mbuffer copies twice.
+FILL=$GiB
+[ -z "$QUICK" ] || FILL=$((256 * MiB))
+CASE=buffer-memfd
+if selected buffer-memfd && needs buffer-memfd vmsplice splice-buffer splice-cat; then
+  new_case
+  fm=$((FILL / MiB + 64))M
+  fd=$(size_label "$FILL")
+  # HOME: mbuffer reads ~/.mbuffer.rc, and root's is not nobody's to read.
+  as_user="setpriv --reuid=nobody --regid=nogroup --clear-groups env HOME=$W"
+  if [ "$(id -u)" -ne 0 ] || ! have setpriv || ! id nobody > /dev/null 2>&1; then
+    skip_cmd "buffer-memfd (skipped: needs root, setpriv and the user nobody)"
+  else
+    # The user's pipe pages, spent by a buffer that waits on an idle FIFO.
+    mkfifo -m 666 "$W/idle"
+    exec 8<> "$W/idle"
+    $as_user "$BUILD/splice-buffer" -v -m 64M < "$W/idle" > /dev/null 2> "$W/eater" &
+    EATER=$!
+    i=0
+    until grep -q 'buffer:' "$W/eater" 2> /dev/null || [ $i -ge 500 ]; do
+      sleep 0.01
+      i=$((i + 1))
+    done
+    $as_user "$BUILD/splice-buffer" -v -m "$fm" < /dev/null 2> "$W/probe" || :
+    if ! grep -q 'bytes in a memfd' "$W/probe"; then
+      skip_cmd "buffer-memfd (skipped: nobody's buffer is not a memfd here: $(cat "$W/probe"))"
+    else
+      go="rm -f \"\$RUN/go\"; mkfifo \"\$RUN/go\";"
+      fill="{ t s1 vmsplice -s $FILL; echo > \"\$RUN/go\"; }"
+      cmd A "vmsplice -s $fd | splice-buffer -m $fm | (all in, then) splice-cat > /dev/null, as nobody: a memfd" \
+        "$go $fill | t s2 $as_user $BUILD/splice-buffer -m $fm | gated t s3 splice-cat > /dev/null"
+      peer B "mbuffer" mbuffer \
+        "vmsplice -s $fd | mbuffer -m $fm | (all in, then) splice-cat > /dev/null, as nobody" \
+        "$go $fill | t s2 $as_user mbuffer -q -m $fm | gated t s3 splice-cat > /dev/null"
+      cmd C "vmsplice -s $fd | splice-buffer -m $fm | (all in, then) splice-cat > /dev/null, as root: pipes" \
+        "$go $fill | t s2 splice-buffer -m $fm | gated t s3 splice-cat > /dev/null"
+      short C "pipe ring"
+      run_case buffer-memfd "$FILL" "" "B:1.5"
+    fi
+    kill "$EATER" 2> /dev/null
+    wait "$EATER" 2> /dev/null
+    exec 8>&-
+  fi
 fi
 
 # ---- the table ----------------------------------------------------------------------

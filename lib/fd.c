@@ -32,6 +32,15 @@ fd_is_regular(int fd)
 	return fd_mode_is(fd, S_IFREG);
 }
 
+bool
+fd_may_wait(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode) &&
+	    !S_ISFIFO(st.st_mode);
+}
+
 uint64_t
 fd_size_left(int fd)
 {

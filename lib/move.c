@@ -93,16 +93,6 @@ by_read_write(struct xfer *x)
 	return DONE;
 }
 
-/* Sockets, terminals, other character devices: input that may have to wait. */
-static bool
-input_may_wait(int fd)
-{
-	struct stat st;
-
-	return fstat(fd, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode) &&
-	    !S_ISFIFO(st.st_mode);
-}
-
 /* Waits until x->in is readable, at most x->idle_secs when that is set. */
 static int
 wait_input(const struct xfer *x)
@@ -129,7 +119,7 @@ splice_across(struct xfer *x, bool in_pipe, bool out_pipe, bool more_when_full)
 	size_t chunk = (size_t)1 << 30;
 	unsigned int calls = 0;
 	long cap = more_when_full ? pipe_capacity(x->in) : 0;
-	bool in_waits = !in_pipe && input_may_wait(x->in);
+	bool in_waits = !in_pipe && fd_may_wait(x->in);
 
 	while (xfer_left(x) > 0) {
 		unsigned int flags = x->flags;

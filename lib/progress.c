@@ -551,6 +551,12 @@ account_start(const struct common_opts *c, enum progress_count count)
 }
 
 void
+progress_size_text(char *buf, size_t size, double bytes)
+{
+	human(buf, size, bytes, true);
+}
+
+void
 on_ending_signal(void (*hook)(void))
 {
 	atomic_store(&ending_hook, hook);

@@ -236,7 +236,8 @@ t_suite_args() {
   suite=$TESTS/../bench/run.sh
   sh -n "$suite" || fail "bench/run.sh does not parse"
   sh "$suite" --list > out || fail "--list"
-  printf '%s\n' gen gen-busy-huge gen-seq pipe copy tee tee-file tcp > want
+  printf '%s\n' gen gen-busy-huge gen-seq pipe copy tee tee-file tcp buffer buffer-burst \
+    buffer-memfd > want
   same want out
   for bad in "--case nope" "--runs 2" "--runs x" "--bogus"; do
     # shellcheck disable=SC2086

@@ -31,17 +31,6 @@ hung() {
   [ "$(cat st)" -ne 124 ] || fail "$1: hung (killed by timeout 10)"
 }
 
-# seq_ref NAME BYTES: NAME holds BYTES of vmsplice's seq pattern.
-seq_ref() {
-  vmsplice -p seq -s "$2" | cat > "$1"
-  [ "$(wc -c < "$1")" -eq "$2" ] || fail "could not make $1"
-}
-
-# count_is FILE N: what vmsplice-touser -c wrote into FILE is N.
-count_is() {
-  [ "$(cat "$1")" = "$2" ] || fail "$1: counted '$(cat "$1")' bytes, expected $2"
-}
-
 # start_receiver SECS: splice-fromnet on 127.0.0.1, port 0, into the file
 # out (stderr: ferr) for at most SECS; sets rpid and port.
 start_receiver() {

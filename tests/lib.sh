@@ -8,7 +8,7 @@
 # Every tool of the suite.  tests/run.sh refuses to run unless BINDIR has
 # each; it and bench/run.sh read this list from here.
 # shellcheck disable=SC2034 # read by the scripts that source this file
-TOOLS="splice-cat splice-tee vmsplice vmsplice-touser splice-fromnet splice-tonet splice-bench"
+TOOLS="splice-cat splice-tee vmsplice vmsplice-touser splice-fromnet splice-tonet splice-buffer splice-bench"
 
 CASES=
 tcase() {
@@ -81,6 +81,18 @@ counted() {
 # mentions FILE TEXT: the message in FILE says TEXT.
 mentions() {
   grep -q -- "$2" "$1" || { cat "$1" >&2; fail "message does not mention '$2'"; }
+}
+
+# seq_ref NAME BYTES: NAME holds BYTES of vmsplice's seq pattern (through a
+# pipe: vmsplice --strict writes nothing else).
+seq_ref() {
+  vmsplice -p seq -s "$2" | cat > "$1"
+  [ "$(wc -c < "$1")" -eq "$2" ] || fail "could not make $1"
+}
+
+# count_is FILE N: what vmsplice-touser -c wrote into FILE is N.
+count_is() {
+  [ "$(cat "$1")" = "$2" ] || fail "$1: counted '$(cat "$1")' bytes, expected $2"
 }
 
 # random_file NAME BYTES
@@ -216,7 +228,8 @@ traced() {
 
 # inject [-o LOG [-t SYSCALLS]] SYSCALL:ERRNO[:WHEN]... CMD...: runs CMD
 # under strace -f, stdin, stdout and stderr kept, each SYSCALL failing with
-# ERRNO on every call or on the WHEN-th (3) or from the WHEN-th on (3+).
+# ERRNO on every call or on the WHEN-th (3) or from the WHEN-th on (3+);
+# SYSCALL:retval=N[:WHEN] is not made at all and returns N (a faked success).
 # -o LOG: strace's record of every call (-t: of these, comma-separated) goes
 # to LOG.  A case that injects starts with `need strace`: a skip from
 # inside a pipeline would end only that member.
@@ -238,7 +251,10 @@ inject() {
     _err=${1#*:}
     _when=
     case $_err in *:*) _when=:when=${_err#*:} ;; esac
-    _faults="$_faults -e inject=$_sys:error=${_err%%:*}$_when"
+    case $_err in
+    retval=*) _faults="$_faults -e inject=$_sys:${_err%%:*}$_when" ;;
+    *) _faults="$_faults -e inject=$_sys:error=${_err%%:*}$_when" ;;
+    esac
     shift
   done
   # LeakSanitizer cannot run under ptrace: off, for sanitized builds.
