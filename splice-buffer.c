@@ -23,8 +23,8 @@ static void
 help(void)
 {
 	printf("Usage: %s [-m SIZE] [-P PERCENT] [-p PERCENT] [-L RATE] [-v]\n"
-	    "       [--strict] [--progress] [--name NAME] [--interval SECS] [--numeric]\n"
-	    "       [--pipe-size SIZE]\n"
+	    "       [--size SIZE] [--strict] [--progress] [--name NAME] [--interval SECS]\n"
+	    "       [--numeric] [--pipe-size SIZE]\n"
 	    "Copy standard input to standard output through a buffer of SIZE bytes that\n"
 	    "copies nothing: a ring of pipes that splice(2) moves pages between, and a\n"
 	    "memfd for what the pipes cannot hold.  Input is taken as fast as it comes\n"
@@ -38,6 +38,7 @@ help(void)
 	    "                      has drained to PERCENT (default 100: at once)\n"
 	    "  -L, --rate-limit RATE  write at most RATE bytes a second (4M, 500KB);\n"
 	    "                      input is still taken as fast as it comes\n"
+	    SIZE_HELP
 	    COMMON_HELP, progname);
 }
 
@@ -65,6 +66,7 @@ parse_options(int argc, char *argv[], struct ring_job *job)
 		{ "start", required_argument, NULL, 'P' },
 		{ "resume", required_argument, NULL, 'p' },
 		RATE_LIMIT_LONG_OPTION,
+		SIZE_LONG_OPTION,
 		COMMON_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 }
 	};
