@@ -1263,6 +1263,35 @@ serve() {
   PORT=$(listen_port err "$RPID")
 }
 
+tcase t_fromnet_keeps_stdin "splice-fromnet -k with stdin /dev/null or a terminal: neither is sent, every peer's bytes out"
+t_fromnet_keeps_stdin() {
+  pty=$(helper pty-screen)
+  random_file g 200000
+  for kind in null tty; do
+    rm -f out err got
+    if [ "$kind" = null ]; then
+      timeout 60 splice-fromnet -k --timeout 2 -b 127.0.0.1 0 < /dev/null > out 2> err &
+    else
+      # The terminal is stdin (and stdout, the screen); the bytes go to out.
+      timeout 60 "$pty" -- sh -c \
+        'exec splice-fromnet -k --timeout 2 -b 127.0.0.1 0 > out 2> err' > screen &
+    fi
+    RPID=$!
+    bg_started
+    PORT=$(listen_port err "$RPID")
+    for i in 1 2; do
+      run_status st timeout 30 splice-tonet 127.0.0.1 "$PORT" < g > got 2> serr
+      status 0 "$(cat st)" "splice-tonet, peer $i, to splice-fromnet -k with stdin $kind"
+      [ ! -s got ] || fail "stdin $kind: splice-fromnet sent $(wc -c < got) bytes back"
+    done
+    reap "$RPID" "splice-fromnet -k, stdin $kind"
+    # -k ends by its --timeout once no peer follows.
+    status 0 "$REAPED" "splice-fromnet -k --timeout 2, stdin $kind"
+    cat g g > gg
+    same gg out
+  done
+}
+
 tcase t_fromnet_sends "splice-fromnet < FILE serves FILE to its peer (nc -N, splice-tonet) while it receives"
 t_fromnet_sends() {
   random_file f 3000000
