@@ -289,11 +289,15 @@ marked_sink() {
 tcase t_usr1 "SIGUSR1 (3 times, to a generator and a copier): status lines, the bytes exact"
 t_usr1() {
   mkfifo p1 p2
-  vmsplice -s 24M -L 12M -p seq > p1 2> gerr &
+  vmsplice -s 24M -p seq > p1 2> gerr &
   gpid=$!
   splice-cat < p1 > p2 2> cerr &
   cpid=$!
-  vmsplice-touser --verify seq -c < p2 > count 2> verr &
+  # The reader opens p2 but reads only once the signals are done, so
+  # that both tools are still mid-stream (blocked on full pipes) however
+  # slow the machine.
+  sh -c 'until [ -e go ]; do sleep 0.05; done; exec vmsplice-touser --verify seq -c' \
+    < p2 > count 2> verr &
   vpid=$!
   wait_watcher $gpid
   wait_watcher $cpid
@@ -304,6 +308,7 @@ t_usr1() {
     wait_until "no status line $_i from vmsplice" has_lines gerr "$_i" "^[0-9]* bytes .* copied, "
     wait_until "no status line $_i from splice-cat" has_lines cerr "$_i" "^[0-9]* bytes .* copied, "
   done
+  : > go
   wait "$gpid" || fail "vmsplice: status $?"
   wait "$cpid" || fail "splice-cat: status $?"
   wait "$vpid" || { cat verr >&2; fail "vmsplice-touser --verify seq"; }
