@@ -1,6 +1,6 @@
 /*
  * splice.h: what the splice-tools share, the one header a tool includes.
- * Every byte a tool moves goes through move_fd(), move_to_socket(), tee_fd(),
+ * Every byte a tool moves goes through move_fd(), tee_fd(), duplex_run(),
  * ring_run() or vmsplice_all(); every tool parses the same sizes and options the same
  * way.  Each section names the file of lib/ that implements it; lib/ is built
  * once as a static library, so a tool links only the files it calls into.
@@ -16,7 +16,6 @@
  *   progress.c    --progress lines, SIGUSR1/SIGINT watcher   -> account, term, fd, clock, msg
  *   move.c        move_fd(): splice, copy_file_range, ...    -> fd, account, msg
  *   ranges.c      sparse copies, --skip by offset            -> move, fd
- *   move_socket.c move_to_socket(): sendfile, splice         -> move, fd, account
  *   catfmt.c      cat's -n -b -s -E -T -v, through user space -> move, fd, account
  *   tee.c         tee_fd(): tee(2) to many outputs           -> move, fd, account
  *   tee_pipes.c   tee_open(): the tee engine's pipes         -> fd, msg
@@ -292,7 +291,7 @@ void *copy_buffer(size_t *bytes);
  */
 ssize_t copy_once(int in, int out, size_t max, enum xfer_side *side);
 
-/* ---- moving bytes: lib/move.c, lib/ranges.c, lib/move_socket.c --------- */
+/* ---- moving bytes: lib/move.c, lib/ranges.c ---------------------------- */
 
 enum xfer_method {
 	M_SPLICE,		/* splice(2), one side a pipe */
@@ -422,8 +421,6 @@ uint64_t account_bytes(void);
  */
 void account_set_total(uint64_t bytes);
 uint64_t account_total(void);
-/* Name of a method, as -v and --strict messages print it. */
-const char *method_name(enum xfer_method m);
 /* With -v: "prog: METHOD: N bytes in T s (R MiB/s)" for each method used. */
 void report_methods(void);
 /* Seconds since account_reset() or restart_rate_clock(). */
@@ -648,12 +645,6 @@ void tcp_reset_registered(void);
  * once SIGPIPE is ignored for its TCP peers' sake).
  */
 void tcp_abort_and_die(int sig);
-/*
- * move_fd() into a socket: sendfile(2) from a regular file, else splice(2)
- * from a pipe with SPLICE_F_MORE while the pipe is full (more is coming),
- * else move_fd()'s own choice.  Same contract as move_fd().
- */
-int move_to_socket(struct xfer *x);
 
 /* ---- both ways at once: lib/duplex.c ------------------------------------ */
 
@@ -922,8 +913,6 @@ ssize_t vmsplice_read(int fd, void *buf, size_t len, bool nonblock);
 
 /* Bit of descriptor fd (0, 1 or 2) in std_fds_fill()'s argument and result. */
 #define STD_FD(fd) (1u << (fd))
-/* "standard input", "standard output" or "standard error". */
-const char *std_fd_name(int fd);
 /*
  * Opens /dev/null on each of descriptors 0, 1 and 2 that is closed, so that
  * no pipe, file or socket the tool opens later lands there and no message
@@ -977,13 +966,6 @@ int xfer_fail(struct xfer *x, enum xfer_side side, const char *call, int err);
 bool err_is_refusal(int err);
 /* Errors that only writing produces. */
 bool err_is_output(int err);
-/* Errors of a connection: the peer's, not the other side's. */
-bool err_is_socket(int err);
-/*
- * splice(2) straight across, one side a pipe; with more_when_full (pipe to
- * socket) SPLICE_F_MORE while the pipe is full.  DONE, FAILED or REFUSED.
- */
-int splice_across(struct xfer *x, bool in_pipe, bool out_pipe, bool more_when_full);
 /*
  * Splices exactly n bytes, which pipe `from` holds, into `to`: EINTR
  * retried, an inherited O_NONBLOCK waited out with poll(2), every byte

@@ -37,12 +37,6 @@ static const char *const method_names[M_COUNT] = {
 	[M_READ_WRITE] = "read/write",
 };
 
-const char *
-method_name(enum xfer_method m)
-{
-	return method_names[m];
-}
-
 void
 account_reset(int verbose, enum progress_count count, uint64_t rate, uint64_t total)
 {

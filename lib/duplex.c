@@ -35,6 +35,15 @@ struct way {
 	short wait_events;
 };
 
+/* Errors of a connection: the peer's, not the other side's. */
+static bool
+err_is_socket(int err)
+{
+	return err == EPIPE || err == ECONNRESET || err == ENOTCONN || err == ETIMEDOUT ||
+	    err == ECONNABORTED || err == EHOSTUNREACH || err == ENETUNREACH ||
+	    err == ENETDOWN || err == ENOBUFS;
+}
+
 static int
 way_fail(struct duplex *d, enum duplex_party party, const char *call, int err)
 {

@@ -341,8 +341,8 @@ copy_once(int in, int out, size_t max, enum xfer_side *side)
 	return n;
 }
 
-
-const char *
+/* "standard input", "standard output" or "standard error". */
+static const char *
 std_fd_name(int fd)
 {
 	static const char *const names[] = {

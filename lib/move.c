@@ -100,15 +100,9 @@ wait_input(const struct xfer *x)
 	return wait_fd_timeout(x->in, POLLIN, x->idle_secs > 0 ? x->idle_secs : -1);
 }
 
-/*
- * One side is a pipe: splice(2) straight across.  With more_when_full (pipe
- * to socket): within one call the kernel already sends every buffer but the
- * last with MSG_MORE; SPLICE_F_MORE covers the last one too, but only when
- * the pipe is full: a writer that pauses must not leave its last bytes
- * corked in the socket.
- */
-int
-splice_across(struct xfer *x, bool in_pipe, bool out_pipe, bool more_when_full)
+/* One side is a pipe: splice(2) straight across. */
+static int
+splice_across(struct xfer *x, bool in_pipe, bool out_pipe)
 {
 	/*
 	 * Out of a pipe: part of it per call, so that its writer runs while
@@ -118,12 +112,10 @@ splice_across(struct xfer *x, bool in_pipe, bool out_pipe, bool more_when_full)
 	 */
 	size_t chunk = (size_t)1 << 30;
 	unsigned int calls = 0;
-	long cap = more_when_full ? pipe_capacity(x->in) : 0;
 	bool in_waits = !in_pipe && fd_may_wait(x->in);
 
 	while (xfer_left(x) > 0) {
 		unsigned int flags = x->flags;
-		int queued = 0;
 		enum xfer_step step;
 		ssize_t n;
 
@@ -141,9 +133,6 @@ splice_across(struct xfer *x, bool in_pipe, bool out_pipe, bool more_when_full)
 			flags |= SPLICE_F_NONBLOCK;
 		}
 
-		if (more_when_full && ioctl(x->in, FIONREAD, &queued) == 0 && cap > 0 &&
-		    queued >= cap && xfer_left(x) > (uint64_t)queued)
-			flags |= SPLICE_F_MORE;
 		n = splice(x->in, NULL, x->out, NULL, xfer_call_bytes(x, chunk), flags);
 		step = xfer_step(x, n, M_SPLICE);
 		if (step == STEP_END)
@@ -390,7 +379,7 @@ move_fd(struct xfer *x)
 	if (xfer_holes_can_stay(x))
 		return move_sparse(x);
 	if (in_pipe || out_pipe)
-		r = splice_across(x, in_pipe, out_pipe, false);
+		r = splice_across(x, in_pipe, out_pipe);
 	else {
 		r = REFUSED;
 		if (fd_is_regular(x->in) && fd_is_regular(x->out))
