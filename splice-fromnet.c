@@ -369,8 +369,8 @@ main(int argc, char *argv[])
 		warn_errno("calloc");
 		return EXIT_ERROR;
 	}
-	while ((opt = getopt_long(argc, argv, NET_SHORT_OPTIONS "b:dklp:s:U:w:" COMMON_SHORT_OPTIONS,
-	    longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv,
+	    NET_SHORT_OPTIONS "b:dklp:s:U:w:" COMMON_SHORT_OPTIONS, longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'b':
 		case 's':

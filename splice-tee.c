@@ -281,7 +281,8 @@ main(int argc, char *argv[])
 		o->fd = net_fds[i] = tcp_connect(hosts[i], ports[i], &net_opts);
 		if (o->fd < 0) {
 			/* open_failed() may end the tool: the others get a reset. */
-			for (size_t j = 0; j < i && (mode == OE_EXIT || mode == OE_EXIT_NOPIPE); j++)
+			for (size_t j = 0; j < i && (mode == OE_EXIT || mode == OE_EXIT_NOPIPE);
+			    j++)
 				tcp_abort(net_fds[j]);
 			open_failed(o);
 		}

@@ -342,7 +342,8 @@ pattern_fill_stream(const struct pattern *p, uint64_t offset, void *buf, size_t 
 			lo = random_word(p->seed, offset / 8);
 			hi = random_word(p->seed, offset / 8 + 1);
 		}
-		_mm_stream_si128((__m128i *)(void *)b, _mm_set_epi64x((long long)hi, (long long)lo));
+		_mm_stream_si128((__m128i *)(void *)b,
+		    _mm_set_epi64x((long long)hi, (long long)lo));
 	}
 	/* The stores are weakly ordered: done before the pages are handed on. */
 	_mm_sfence();

@@ -213,7 +213,8 @@ unix_listener_named(const char *path)
 		int n = 0;
 
 		/* Num RefCount Protocol Flags Type St Inode Path; 0x10000: listening. */
-		for (char *w = strtok_r(line, " \n", &save); w && n < 8; w = strtok_r(NULL, " \n", &save))
+		for (char *w = strtok_r(line, " \n", &save); w && n < 8;
+		    w = strtok_r(NULL, " \n", &save))
 			field[n++] = w;
 		if (n < 8 || !(strtoul(field[3], NULL, 16) & 0x10000))
 			continue;
@@ -276,8 +277,9 @@ fail:
 static bool
 v4_mapped(const struct addrinfo *ai)
 {
-	return ai->ai_family == AF_INET6 &&
-	    IN6_IS_ADDR_V4MAPPED(&((const struct sockaddr_in6 *)(const void *)ai->ai_addr)->sin6_addr);
+	const struct sockaddr_in6 *sin6 = (const void *)ai->ai_addr;
+
+	return ai->ai_family == AF_INET6 && IN6_IS_ADDR_V4MAPPED(&sin6->sin6_addr);
 }
 
 static int

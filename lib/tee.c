@@ -385,7 +385,8 @@ tee_round(struct tee_job *t, struct tee_pipes *p, size_t len)
 		 * cannot follow.
 		 */
 		if (!tee_q_holds_source(t, p))
-			return copy_refused(t) ? ROUND_FAILED : tee_copy_rest(t, p, o, last, (size_t)n);
+			return copy_refused(t) ? ROUND_FAILED :
+			    tee_copy_rest(t, p, o, last, (size_t)n);
 		/*
 		 * tee(2) always starts at the front of the source: the same n
 		 * bytes, linked again into an empty pipe with as many slots as

@@ -30,4 +30,18 @@ t_clang_tidy() {
   fi
 }
 
+tcase t_columns "no line of C passes 100 columns (.editorconfig, tabs of 8)"
+t_columns() {
+  need_source lib
+  (cd "$SRC" && find . \( -name 'build*' -o -name '.*' ! -name . \) -prune -o \
+    \( -name '*.c' -o -name '*.h' \) -print) | sort > files
+  while read -r f; do
+    expand "$SRC/$f" | awk -v f="${f#./}" 'length > 100 { print f ":" NR ": " length " columns" }'
+  done < files > long
+  if [ -s long ]; then
+    cat long >&2
+    fail "$(wc -l < long) lines over 100 columns"
+  fi
+}
+
 run_area "$@"

@@ -61,7 +61,8 @@ apply(char *spec)
 	*colon = '\0';
 	fd = atoi(spec);
 	if (eq != NULL) {
-		int mode = fd == 0 ? O_RDONLY : O_WRONLY | O_CREAT | ((flags & O_APPEND) ? 0 : O_TRUNC);
+		int mode = fd == 0 ? O_RDONLY :
+		    O_WRONLY | O_CREAT | ((flags & O_APPEND) ? 0 : O_TRUNC);
 		int got = open(eq + 1, mode | flags, 0666);
 
 		if (got < 0) {

@@ -156,7 +156,8 @@ cfr01(char *argv[])
 			for (size_t o = 0; o < n_offs; o++) {
 				const loff_t *off_in = i ? &offs[i - 1] : NULL;
 				const loff_t *off_out = o ? &offs[o - 1] : NULL;
-				const char *what = copy_one("file_src", dest, lens[l], off_in, off_out);
+				const char *what =
+				    copy_one("file_src", dest, lens[l], off_in, off_out);
 
 				copies++;
 				if (what == NULL)

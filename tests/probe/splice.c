@@ -321,9 +321,11 @@ dirtypipe(char *argv[])
 		die("F_GETPIPE_SZ");
 	memset(block, 'x', sizeof(block));
 	for (left = cap; left > 0; left -= (long)sizeof(block))
-		write_or_die(p[1], block, left < (long)sizeof(block) ? (size_t)left : sizeof(block));
+		write_or_die(p[1], block,
+		    left < (long)sizeof(block) ? (size_t)left : sizeof(block));
 	for (left = cap; left > 0; left -= (long)sizeof(block))
-		read_exactly(p[0], block, left < (long)sizeof(block) ? (size_t)left : sizeof(block));
+		read_exactly(p[0], block,
+		    left < (long)sizeof(block) ? (size_t)left : sizeof(block));
 
 	n = splice(fd, NULL, p[1], NULL, 1, 0);
 	result(n, errno);
