@@ -14,15 +14,16 @@
  *   fd.c          descriptors and pipes, retrying I/O        -> clock, msg
  *   account.c     bytes per method, -v totals, rate limit    -> clock, msg
  *   progress.c    --progress lines, SIGUSR1/SIGINT watcher   -> account, term, fd, clock, msg
- *   move.c        move_fd(): splice, copy_file_range, ...    -> fd, account, msg
- *   ranges.c      sparse copies, --skip by offset            -> move, fd
- *   catfmt.c      cat's -n -b -s -E -T -v, through user space -> move, fd, account
- *   tee.c         tee_fd(): tee(2) to many outputs           -> move, fd, account
+ *   xfer.c        a stream: splice, copy_file_range, r/w     -> account, fd, msg
+ *   move.c        move_fd(): a clone, a sparse copy, a stream -> xfer, account, msg
+ *   skip.c        skip_input(): --skip by offset or by read  -> xfer, fd
+ *   catfmt.c      cat's -n -b -s -E -T -v, through user space -> xfer, fd, account
+ *   tee.c         tee_fd(): tee(2) to many outputs           -> xfer, fd, account
  *   tee_pipes.c   tee_open(): the tee engine's pipes         -> fd, msg
  *   tcp.c         connect, listen, accept, reset             -> addr, progress, term, fd, msg
  *   addr.c        HOST:PORT, ports, --allow nets, -4 -6 -n   (libc only)
- *   duplex.c      duplex_run(): to a socket and back at once -> move, fd, account, msg
- *   ring.c        ring_run(): a buffer of pipes and a memfd  -> move, fd, account, progress
+ *   duplex.c      duplex_run(): to a socket and back at once -> xfer, fd, account, msg
+ *   ring.c        ring_run(): a buffer of pipes and a memfd  -> xfer, fd, account, progress
  *   pattern.c     the patterns vmsplice writes               -> msg
  *   vmsplice_io.c vmsplice(2) in and out of a pipe           -> fd, account
  *   mem.c         aligned anonymous memory, huge pages       (libc only)
@@ -291,7 +292,7 @@ void *copy_buffer(size_t *bytes);
  */
 ssize_t copy_once(int in, int out, size_t max, enum xfer_side *side);
 
-/* ---- moving bytes: lib/move.c, lib/ranges.c ---------------------------- */
+/* ---- moving bytes: lib/move.c, lib/xfer.c, lib/skip.c ------------------ */
 
 enum xfer_method {
 	M_SPLICE,		/* splice(2), one side a pipe */
@@ -952,14 +953,6 @@ enum { DONE = 0, FAILED = -1, REFUSED = 1 };
 uint64_t xfer_left(const struct xfer *x);
 /* The bytes to ask one call for: chunk, x->chunk and xfer_left() at most. */
 size_t xfer_call_bytes(const struct xfer *x, size_t chunk);
-/* What one call of an engine's loop came to, by xfer_step(). */
-enum xfer_step { STEP_MOVED, STEP_END, STEP_AGAIN, STEP_ERROR };
-/*
- * After a call returned n: n > 0 bytes are added to x->moved and counted
- * under m (STEP_MOVED), 0 is the end (STEP_END), EINTR is STEP_AGAIN, any
- * other error STEP_ERROR with errno kept for the caller to sort out.
- */
-enum xfer_step xfer_step(struct xfer *x, ssize_t n, enum xfer_method m);
 /* Records err from call on side in x; returns FAILED. */
 int xfer_fail(struct xfer *x, enum xfer_side side, const char *call, int err);
 /* The kernel's "this pair can't do that", as opposed to an I/O error. */
@@ -985,17 +978,15 @@ bool tee_q_holds_source(struct tee_job *t, struct tee_pipes *p);
 /* Closes the tee engine's pipes. */
 void tee_close(struct tee_pipes *p);
 
-/* Clears what a transfer reports (moved, err, side, call), before it starts. */
+/* Clears what a transfer reports (moved, err, side, call, refused), before it starts. */
 void xfer_begin(struct xfer *x);
 /*
- * x->sparse, and a regular file with bytes to a regular, not O_APPEND
- * output written at or past its end: its holes can stay holes.
+ * Moves x as a stream, after move_fd() has ruled out a clone and a sparse
+ * copy: splice(2) when a side is a pipe, copy_file_range(2) between regular
+ * files, else splice(2) through a pipe of the engine's; read(2)/write(2)
+ * when the kernel refuses before the first byte moved, unless x->opts.strict
+ * (then x->refused).  Same contract as move_fd().
  */
-bool xfer_holes_can_stay(const struct xfer *x);
-/*
- * Copies a sparse regular file: data extents by move_fd(), holes by moving
- * the output's offset, ftruncate(2) over a hole at the end.  DONE or FAILED.
- */
-int move_sparse(struct xfer *x);
+int xfer_stream(struct xfer *x);
 
 #endif
