@@ -1,31 +1,39 @@
 /*
  * splice.h: what the splice-tools share, the one header a tool includes.
- * Every byte a tool moves goes through move_fd(), tee_fd(), duplex_run(),
- * ring_run() or vmsplice_all(); every tool parses the same sizes and options the same
- * way.  Each section names the file of lib/ that implements it; lib/ is built
- * once as a static library, so a tool links only the files it calls into.
+ * The tools move their bytes with move_fd(), cat_format_fd(), tee_fd(),
+ * duplex_run(), ring_run(), vmsplice_all() and vmsplice_read();
+ * splice-bench alone makes its own calls (bench/), to measure them.  Every
+ * tool parses the same sizes and options the same way.
  *
- * Who calls whom inside lib/ (no cycles):
+ * lib/ is built once as a static library, so a tool links only the files
+ * it calls into.  This header declares what the tools call, one section
+ * per file of lib/, in the order of the map below; lib/internal.h declares
+ * what only lib/ calls, in the same order.  Who calls whom inside lib/:
+ * each arrow names every file whose functions the file calls, and no file
+ * calls back into one that calls it (tests/static.sh checks both).
  *
  *   msg.c         messages and the exit status they imply   -> term
- *   term.c        stderr: bounded waits, a terminal's rows   -> clock
- *   clock.c       monotonic seconds, sleeping, timed locks   (libc only)
- *   options.c     common options, sizes, tool_start()        -> progress, term, fd, msg
+ *   options.c     common options, sizes, seconds             -> fd, msg
  *   fd.c          descriptors and pipes, retrying I/O        -> clock, msg
- *   account.c     bytes per method, -v totals, rate limit    -> clock, msg
- *   progress.c    --progress lines, SIGUSR1/SIGINT watcher   -> account, term, fd, clock, msg
  *   xfer.c        a stream: splice, copy_file_range, r/w     -> account, fd, msg
  *   move.c        move_fd(): a clone, a sparse copy, a stream -> xfer, account, msg
  *   skip.c        skip_input(): --skip by offset or by read  -> xfer, fd
- *   catfmt.c      cat's -n -b -s -E -T -v, through user space -> xfer, fd, account
- *   tee.c         tee_fd(): tee(2) to many outputs           -> xfer, fd, account
- *   tee_pipes.c   tee_open(): the tee engine's pipes         -> fd, msg
- *   tcp.c         connect, listen, accept, reset             -> addr, progress, term, fd, msg
+ *   catfmt.c      cat's -n -b -s -E -T -v, through user space -> xfer, account, fd
+ *   account.c     bytes per method, -v totals, rate limit    -> clock, msg
+ *   progress.c    tool_start(), --progress, the signals      -> account, term, fd, clock, msg
+ *   term.c        stderr: bounded waits, a terminal's rows   -> clock
  *   addr.c        HOST:PORT, ports, --allow nets, -4 -6 -n   (libc only)
- *   duplex.c      duplex_run(): to a socket and back at once -> xfer, fd, account, msg
- *   ring.c        ring_run(): a buffer of pipes and a memfd  -> xfer, fd, account, progress
+ *   tcp.c         connect, listen, accept, reset             -> addr, progress, term, fd,
+ *                                                               clock, msg
+ *   duplex.c      duplex_run(): to a socket and back at once -> xfer, account, fd, clock, msg
+ *   ring.c        ring_run(): a buffer of pipes and a memfd  -> xfer, progress, account, fd,
+ *                                                               clock, msg
+ *   tee_pipes.c   tee_open(): the tee engine's pipes         -> fd, msg
+ *   tee.c         tee_fd(): tee(2) to many outputs           -> tee_pipes, xfer, account, fd,
+ *                                                               msg
  *   pattern.c     the patterns vmsplice writes               -> msg
- *   vmsplice_io.c vmsplice(2) in and out of a pipe           -> fd, account
+ *   vmsplice_io.c vmsplice(2) in and out of a pipe           -> account, fd
+ *   clock.c       monotonic seconds, sleeping, timed locks   (libc only)
  *   mem.c         aligned anonymous memory, huge pages       (libc only)
  */
 #ifndef SPLICE_TOOLS_SPLICE_H
@@ -50,10 +58,14 @@ enum {
 /* Length that means "until end of input". */
 #define TO_EOF UINT64_MAX
 
-/* Pipe capacity a tool asks for when the user says nothing (DESIGN.md). */
+/*
+ * Pipe capacity a tool asks for when the user says nothing: 16 times the
+ * kernel's 64 KiB default, so 16 times fewer wake-ups of the other side for
+ * as many bytes; pipe-max-size may grant less (pipe_grow()).
+ */
 #define DEFAULT_PIPE_BYTES (1024L * 1024)
 
-/* ---- messages: lib/msg.c ------------------------------------------------- */
+/* ---- messages: lib/msg.c ------------------------------------------------ */
 
 extern const char *progname;
 
@@ -74,15 +86,13 @@ int exit_status(void);
 const char *plural_s(uint64_t n);
 /* "prog: MSG" and "Try 'prog --help'." on stderr, exit 2. */
 noreturn void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* "prog (splice-tools) X.Y.Z" on stdout, exit 0. */
-noreturn void print_version(void);
 /*
  * Exits with exit_status() once what stdio holds for stdout is written, or
  * with EXIT_ERROR after "prog: standard output: strerror" when it cannot be.
  */
 noreturn void exit_flushing_stdout(void);
 
-/* ---- sizes: lib/options.c ----------------------------------------------- */
+/* ---- the options every tool takes, sizes, seconds: lib/options.c -------- */
 
 /*
  * Parses "123", "4K", "4KiB", "4KB", "1.5M" is rejected (no fractions).
@@ -92,8 +102,6 @@ noreturn void exit_flushing_stdout(void);
 int parse_size(const char *s, uint64_t *bytes);
 /* parse_size() for option OPT; a bad value is a usage error naming OPT. */
 uint64_t option_size(const char *opt, const char *arg);
-
-/* ---- the options every tool takes: lib/options.c ------------------------- */
 
 struct common_opts {
 	int verbose;		/* -v: methods, bytes, rate on stderr */
@@ -205,19 +213,18 @@ void common_option(int opt, const char *arg, void (*help)(void));
 /* For a tool that takes no operands: one is a usage error. */
 void no_operands(int argc, char *argv[]);
 
+/*
+ * Parses a number of seconds for option OPT: "3", "0.5"; negative, NaN,
+ * infinite or malformed values are usage errors naming OPT.
+ */
+double option_seconds(const char *opt, const char *arg);
+
 /* ---- descriptors and pipes: lib/fd.c ------------------------------------ */
 
 /* Which side of a transfer an error came from. */
 enum xfer_side { SIDE_NONE, SIDE_INPUT, SIDE_OUTPUT };
 
 bool fd_is_pipe(int fd);
-bool fd_is_regular(int fd);
-/*
- * A socket, a terminal or another character device: what may block a
- * splice(2) on its side whatever SPLICE_F_NONBLOCK says, so it is polled
- * first.  Not a pipe, a regular file or a block device.
- */
-bool fd_may_wait(int fd);
 /* F_GETPIPE_SZ, or -1 when fd is not a pipe. */
 long pipe_capacity(int fd);
 /* /proc/sys/fs/pipe-max-size, or 1 MiB when it cannot be read. */
@@ -236,8 +243,6 @@ size_t pipe_request_bytes(long capacity);
  * not a pipe.
  */
 long pipe_grow(int fd, const struct engine_opts *o);
-/* pipe2(O_CLOEXEC) then pipe_grow(); -1 with errno on failure. */
-int pipe_open(int fds[2], const struct engine_opts *o);
 
 /*
  * Bytes from fd's offset to its end: a regular file or a block device;
@@ -250,25 +255,8 @@ uint64_t fd_size_left(int fd);
  * one has no size or cannot be opened.
  */
 uint64_t inputs_size(char *const *names);
-
-/* Waits with poll(2) until fd is ready for events; retries EINTR. */
-int wait_fd(int fd, short events);
 /* wait_fd() for at most timeout_secs (< 0: for ever); -1 with ETIMEDOUT then. */
 int wait_fd_timeout(int fd, short events, double timeout_secs);
-/*
- * The timeout to give poll(2) to wait until deadline, a now_seconds() time
- * (< 0: for ever), in pieces that fit its int; poll again while not there.
- */
-int poll_timeout_ms(double deadline);
-
-/*
- * err came from a call on fd.  EINVAL from a descriptor opened O_DIRECT is
- * its alignment rule (an unaligned length, buffer or offset: a file's
- * tail), not "this pair can't": clears O_DIRECT, as dd does for its last
- * block, and returns true, so that the same call, made again, goes through
- * the page cache.  The bytes are the same either way.  errno is kept.
- */
-bool direct_io_dropped(int fd, int err);
 /*
  * Writes all of buf, waiting out EAGAIN and an O_DIRECT that refuses it
  * (direct_io_dropped()); -1 with errno on error.
@@ -280,19 +268,11 @@ int write_all(int fd, const void *buf, size_t len);
  * (direct_io_dropped()).  The bytes read, 0 at end of input, -1 with errno.
  */
 ssize_t read_retry(int fd, void *buf, size_t len);
-/*
- * The one buffer the read/write paths copy through, and its size: page
- * aligned, a whole number of pages, as O_DIRECT asks.
- */
-void *copy_buffer(size_t *bytes);
-/*
- * read_retry() of at most max bytes from in into copy_buffer(), then
- * write_all() to out.  The bytes copied, 0 at end of input, or -1 with
- * errno and *side saying which side failed.
- */
-ssize_t copy_once(int in, int out, size_t max, enum xfer_side *side);
 
-/* ---- moving bytes: lib/move.c, lib/xfer.c, lib/skip.c ------------------ */
+/* Bit of descriptor fd (0, 1 or 2) in std_fds_fill()'s argument and result. */
+#define STD_FD(fd) (1u << (fd))
+
+/* ---- moving bytes: lib/move.c ------------------------------------------- */
 
 enum xfer_method {
 	M_SPLICE,		/* splice(2), one side a pipe */
@@ -306,12 +286,11 @@ enum xfer_method {
 	M_COUNT
 };
 
-
 struct xfer {
 	int in, out;
 	uint64_t len;		/* bytes to move, or TO_EOF */
 	size_t chunk;		/* most bytes per call; 0 = pipe capacity */
-	unsigned int flags;	/* extra SPLICE_F_* flags (MOVE, MORE) */
+	unsigned int flags;	/* extra SPLICE_F_* flags (MOVE, NONBLOCK) */
 	double idle_secs;	/* > 0: input idle this long fails, ETIMEDOUT */
 	struct engine_opts opts;	/* strict, verbose, pipe size */
 	bool sparse;		/* keep a regular file's holes, see move_fd() */
@@ -325,21 +304,28 @@ struct xfer {
 
 /*
  * Moves x->len bytes (or to EOF) from x->in to x->out, zero-copy where the
- * kernel allows: splice(2) when a side is a pipe, copy_file_range(2) between
- * regular files, else splice(2) through an internal pipe; read(2)/write(2)
- * when the kernel refuses before the first byte moved (unless x->opts.strict).
+ * kernel allows: a whole regular file into an empty one is cloned (FICLONE)
+ * where the file system shares extents; else splice(2) when a side is a
+ * pipe, copy_file_range(2) between regular files, else splice(2) through an
+ * internal pipe; read(2)/write(2) when the kernel refuses before the first
+ * byte moved (unless x->opts.strict: then x->refused).
  * Short transfers are completed, EINTR retried, EAGAIN waited out with
  * poll(2).  An input that may wait (a socket, a terminal) is polled before
  * each splice into a pipe, so what arrived reaches the pipe's reader at once.
  * Returns 0, or -1 with x->err, x->side and x->call set; nothing is
- * printed: the caller reports, see xfer_warn().  Returns 0 at EOF even when
- * fewer than x->len bytes came.
+ * printed but -v notes: the caller reports, see xfer_warn().  Returns 0 at
+ * EOF even when fewer than x->len bytes came.
  * With x->sparse, a regular file copied to a regular file written at or
  * past its end keeps its holes: SEEK_DATA/SEEK_HOLE find the data, a hole
  * moves only the output's offset (ftruncate(2) at the end); x->moved and
  * --progress count the holes (account_holes()), the methods do not.
  */
 int move_fd(struct xfer *x);
+/* "prog: NAME: strerror" where NAME is in_name or out_name by x->side. */
+void xfer_warn(const struct xfer *x, const char *in_name, const char *out_name);
+
+/* ---- discarding input: lib/skip.c --------------------------------------- */
+
 /*
  * Discards x->len bytes of x->in (fewer at end of input) without moving
  * them anywhere: lseek(2) on a regular file or a block device, read(2)
@@ -348,8 +334,6 @@ int move_fd(struct xfer *x);
  * -1 with x->err, x->side and x->call set.
  */
 int skip_input(struct xfer *x);
-/* "prog: NAME: strerror" where NAME is in_name or out_name by x->side. */
-void xfer_warn(const struct xfer *x, const char *in_name, const char *out_name);
 
 /* ---- cat's formatting options: lib/catfmt.c ----------------------------- */
 
@@ -380,7 +364,7 @@ int cat_format_fd(struct cat_format *f, struct xfer *x);
 /* After the last operand: writes a CR still held.  0, or -1 with errno. */
 int cat_format_end(struct cat_format *f, int out);
 
-/* ---- accounting, -v totals and -L: lib/account.c ----------------------- */
+/* ---- accounting, -v totals and -L: lib/account.c ------------------------ */
 
 /* What --progress counts. */
 enum progress_count {
@@ -388,13 +372,6 @@ enum progress_count {
 	COUNT_INPUT,		/* bytes taken from the input, or one way of
 				 * duplex_run(): account_input() */
 };
-/*
- * Zeroes the counters and starts the clock for rates: totals per method at
- * the end under verbose, and at most rate bytes a second (0: no limit),
- * counted as count says; total (TO_EOF: none) is the user's --size, which
- * account_set_total() does not change.  account_start() calls it.
- */
-void account_reset(int verbose, enum progress_count count, uint64_t rate, uint64_t total);
 /*
  * Counts n bytes moved by method m.  Under a rate limit, sleeps until the
  * bytes counted so far are due (COUNT_MOVED).  Safe beside the progress
@@ -409,43 +386,26 @@ void account(enum xfer_method m, uint64_t n);
  */
 void account_input(uint64_t n);
 /*
- * n bytes of a hole that a sparse copy kept as a hole: --progress counts
- * them (they are in the output, as dd conv=sparse counts them); -L and the
- * methods do not, since nothing moved.
- */
-void account_holes(uint64_t n);
-/* The bytes counted so far, as --progress shows them. */
-uint64_t account_bytes(void);
-/*
  * The bytes the whole transfer will move, TO_EOF (the default) when
  * unknown; 0 says nothing either (procfs's sizes).  A --size wins.
  */
 void account_set_total(uint64_t bytes);
-uint64_t account_total(void);
-/* With -v: "prog: METHOD: N bytes in T s (R MiB/s)" for each method used. */
-void report_methods(void);
-/* Seconds since account_reset() or restart_rate_clock(). */
-double elapsed_seconds(void);
 /*
  * Rates and --progress count from the tool's start; a tool that first waits
  * (a listener for its peer) calls this when the transfer begins.
  */
 void restart_rate_clock(void);
 
-/* ---- --progress and the signals that end or query a tool: lib/progress.c */
+/* ---- --progress and the signals that end or query a tool: lib/progress.c -- */
 
 /*
- * Starts a tool's transfer: account_reset() with c's verbose and rate
- * limit, the --progress settings of c, and (once per process) the watcher
- * thread, which prints a status line every interval, a status line on
+ * Once a tool's options are parsed: std_fds_fill(needed), term_start(),
+ * then its transfer's start as the common options say: the counters and
+ * the rate clock (account_reset()), -L, and (once per process) the watcher
+ * thread, which prints a status line every interval (--progress) and on
  * SIGUSR1, and on SIGINT, SIGTERM or SIGHUP calls the hook set by
- * on_ending_signal(), then report_totals(), then dies of the signal.
- * Signals ignored when the tool started stay ignored.
- */
-void account_start(const struct common_opts *c, enum progress_count count);
-/*
- * Once a tool's options are parsed (lib/options.c): std_fds_fill(needed),
- * term_start(), then account_start() for its transfer.  Returns the
+ * on_ending_signal(), then report_totals(), then dies of the signal;
+ * signals ignored when the tool started stay ignored.  Returns the
  * descriptors that were closed; exit_status() says whether to go on.
  */
 unsigned int tool_start(unsigned int needed, enum progress_count count);
@@ -496,42 +456,8 @@ struct status_group {
  * before the percent.  0, or -1 when there are too many.
  */
 int status_group_add(const struct status_group *g);
-/* A size or rate as the status line prints it: "1.1 GiB", "977 KiB", "512 B". */
-void progress_size_text(char *buf, size_t size, double bytes);
 
-/* ---- standard error and the terminal: lib/term.c ------------------------ */
-
-/*
- * Once the descriptors 0-2 are in place (tool_start()): stderr gets an open
- * file of its own that never blocks, where it can, so that a write waits
- * for room in poll(2) and never past the thread's deadline; on a terminal,
- * the status lines get their row.  Before it, messages go straight to fd 2.
- */
-void term_start(void);
-/*
- * Every write to stderr by the calling thread waits for room no later than
- * deadline, a now_seconds() time (< 0: for ever, the default), and what it
- * could not write is dropped.
- */
-void term_deadline(double deadline);
-/* Whole lines of text, one write(2): a message, a --numeric line. */
-void term_print(const char *text, size_t len);
-/* Columns of the terminal for a status line; 0 when stderr is not one. */
-size_t term_columns(void);
-/*
- * A status line, without a newline: on a terminal it is redrawn in its
- * row (or after \r) until one comes with keep; elsewhere, a line.
- */
-void term_status(const char *line, size_t len, bool keep);
-/* Leaves the terminal as a shell expects it: the \r line ended, the row given up. */
-void term_end(void);
-/*
- * term_end() for a signal handler about to end the tool (SIGPIPE), best
- * effort: no lock, one write(2).  term_start() installs such a handler for
- * SIGPIPE where it is not ignored or handled; lib/tcp.c's calls it too.
- */
-void term_dying(void);
-/* ---- TCP and Unix-domain streams: lib/tcp.c; addresses: lib/addr.c ------ */
+/* ---- addresses, ports and nets: lib/addr.c ------------------------------ */
 
 /* A socket address as a script reads it: "127.0.0.1" or "::1", and a port. */
 struct tcp_name {
@@ -556,6 +482,34 @@ void tcp_name_of(const struct sockaddr *sa, struct tcp_name *name);
 #define NET_SHORT_OPTIONS "46nN"
 /* Handles -4, -6, -n and -N (accepted, as nc's) into *o; false for others. */
 bool net_option(int opt, struct tcp_opts *o);
+/*
+ * Splits "HOST:PORT" or "[V6ADDR]:PORT" in place.  Returns 0, or -1 when
+ * spec has no port or an unbracketed IPv6 address; see port_valid().
+ */
+int tcp_split(char *spec, char **host, char **port);
+/*
+ * A port that looks numeric to getaddrinfo() (strtoul(3): " 80", "+80")
+ * must be 0 (where allow_zero) to 65535, which getaddrinfo() does not check
+ * (70000 would be 4464), and nothing may follow the digits ("80x").  A
+ * service name ("http") is left to getaddrinfo().
+ */
+bool port_valid(const char *port, bool allow_zero);
+
+/* An address and a prefix length: --allow 192.0.2.0/24. */
+struct tcp_net {
+	int family;		/* AF_INET or AF_INET6 */
+	unsigned char addr[16];
+	unsigned int prefix_bits;
+};
+/*
+ * Parses a numeric "ADDR" or "ADDR/PREFIX" (a v4-mapped IPv6 one becomes
+ * IPv4, as tcp_name does).  Returns 0, or -1 when malformed.
+ */
+int tcp_net_parse(const char *spec, struct tcp_net *net);
+/* True when peer's address lies in one of the n nets. */
+bool tcp_net_match(const struct tcp_net *nets, size_t n, const struct tcp_name *peer);
+
+/* ---- TCP and Unix-domain streams: lib/tcp.c ----------------------------- */
 
 /*
  * Connects to HOST PORT over TCP: every address getaddrinfo() gives for
@@ -588,32 +542,6 @@ int unix_listen(const char *path);
  * prints nothing.
  */
 int tcp_accept(int listen_fd, double timeout_secs, struct tcp_name *peer);
-/*
- * Splits "HOST:PORT" or "[V6ADDR]:PORT" in place.  Returns 0, or -1 when
- * spec has no port or an unbracketed IPv6 address; see port_valid().
- */
-int tcp_split(char *spec, char **host, char **port);
-/*
- * A port that looks numeric to getaddrinfo() (strtoul(3): " 80", "+80")
- * must be 0 (where allow_zero) to 65535, which getaddrinfo() does not check
- * (70000 would be 4464), and nothing may follow the digits ("80x").  A
- * service name ("http") is left to getaddrinfo().
- */
-bool port_valid(const char *port, bool allow_zero);
-
-/* An address and a prefix length: --allow 192.0.2.0/24. */
-struct tcp_net {
-	int family;		/* AF_INET or AF_INET6 */
-	unsigned char addr[16];
-	unsigned int prefix_bits;
-};
-/*
- * Parses a numeric "ADDR" or "ADDR/PREFIX" (a v4-mapped IPv6 one becomes
- * IPv4, as tcp_name does).  Returns 0, or -1 when malformed.
- */
-int tcp_net_parse(const char *spec, struct tcp_net *net);
-/* True when peer's address lies in one of the n nets. */
-bool tcp_net_match(const struct tcp_net *nets, size_t n, const struct tcp_name *peer);
 /*
  * The sender's end of a stream, as nc -N does it: shutdown(SHUT_WR) so the
  * peer sees EOF, then read (and drop) until the peer closes, so that the
@@ -745,9 +673,35 @@ void ring_close(struct ring_job *j);
  */
 size_t ring_status_text(char *buf, size_t size, void *arg);
 
-/* ---- tee, one input to many outputs: lib/tee.c --------------------------- */
+/* ---- the tee engine's pipes: lib/tee_pipes.c ---------------------------- */
 
-/* ---- tee, one input to many outputs: lib/tee.c, lib/tee_pipes.c ---------- */
+/*
+ * The pipes of tee_open() and tee_fd(): the engine's own, declared here
+ * because struct tee_job holds them.
+ */
+struct tee_pipes {
+	int src;		/* the input, or fill[0] */
+	int fill[2];		/* an input that is not a pipe goes in here first */
+	int q[2];		/* tee(2) into here, splice(2) out to an output */
+	long q_cap;		/* kept at least the source's capacity */
+	bool direct;		/* outs[0] is fed by tee(2) itself */
+	bool fill_by_read;	/* splice(2) into fill was refused */
+	bool copy_all;		/* no tee(2): read once, write to each */
+};
+
+/* Of tee.c: the job tee_open() prepares. */
+struct tee_job;
+
+/*
+ * Makes the pipes tee_fd() needs, before any output is truncated: when
+ * they cannot be made, tee_fd() copies with read(2) and write(2) instead,
+ * unless t->opts.strict, which refuses here (and refuses an input or outs[0]
+ * that is not a pipe).  Returns 0, or -1 with t->err, t->call, t->side and
+ * t->refused set.
+ */
+int tee_open(struct tee_job *t);
+
+/* ---- tee, one input to many outputs: lib/tee.c -------------------------- */
 
 /* One output of tee_fd(). */
 struct tee_out {
@@ -760,17 +714,6 @@ struct tee_out {
 	int err;		/* errno of the failure that dropped it */
 	const char *call;	/* the syscall that failed */
 	bool refused;		/* --strict stopped a fallback */
-};
-
-/* The pipes of tee_open() and tee_fd(): the engine's own. */
-struct tee_pipes {
-	int src;		/* the input, or fill[0] */
-	int fill[2];		/* an input that is not a pipe goes in here first */
-	int q[2];		/* tee(2) into here, splice(2) out to an output */
-	long q_cap;		/* kept at least the source's capacity */
-	bool direct;		/* outs[0] is fed by tee(2) itself */
-	bool fill_by_read;	/* splice(2) into fill was refused */
-	bool copy_all;		/* no tee(2): read once, write to each */
 };
 
 struct tee_job {
@@ -802,15 +745,6 @@ struct tee_job {
 };
 
 /*
- * Makes the pipes tee_fd() needs, before any output is truncated: when
- * they cannot be made, tee_fd() copies with read(2) and write(2) instead,
- * unless t->opts.strict, which refuses here (and refuses an input or outs[0]
- * that is not a pipe).  Returns 0, or -1 with t->err, t->call, t->side and
- * t->refused set.
- */
-int tee_open(struct tee_job *t);
-
-/*
  * After tee_open(): copies everything from t->in to every output that is
  * not gone, until end of input or until every output is gone.  When t->in
  * and outs[0] are pipes: tee(2) into outs[0], tee(2) into an internal pipe
@@ -828,16 +762,7 @@ int tee_open(struct tee_job *t);
  */
 int tee_fd(struct tee_job *t);
 
-/* ---- seconds, --retry and --timeout: lib/options.c ---------------------- */
-
-/*
- * Parses a number of seconds for option OPT: "3", "0.5"; negative, NaN,
- * infinite or malformed values are usage errors naming OPT.
- */
-double option_seconds(const char *opt, const char *arg);
-
-
-/* ---- patterns: lib/pattern.c; vmsplice: lib/vmsplice_io.c -------------- */
+/* ---- the patterns vmsplice writes: lib/pattern.c ------------------------ */
 
 /*
  * The byte streams vmsplice writes and vmsplice-touser checks.  Any byte
@@ -894,6 +819,8 @@ unsigned char pattern_byte(const struct pattern *p, uint64_t offset);
  */
 uint64_t pattern_period(const struct pattern *p);
 
+/* ---- vmsplice(2) in and out of a pipe: lib/vmsplice_io.c ---------------- */
+
 /*
  * Puts len bytes at buf into pipe fd with vmsplice(2): the pipe takes
  * references to the pages, it does not copy them.  Short calls are
@@ -910,28 +837,10 @@ int vmsplice_all(int fd, const void *buf, size_t len, unsigned int flags, bool b
  */
 ssize_t vmsplice_read(int fd, void *buf, size_t len, bool nonblock);
 
-/* ---- standard descriptors: lib/fd.c ------------------------------------- */
-
-/* Bit of descriptor fd (0, 1 or 2) in std_fds_fill()'s argument and result. */
-#define STD_FD(fd) (1u << (fd))
-/*
- * Opens /dev/null on each of descriptors 0, 1 and 2 that is closed, so that
- * no pipe, file or socket the tool opens later lands there and no message
- * goes into one.  Each closed descriptor in needed (STD_FD bits) is an
- * error: "prog: standard input: Bad file descriptor".  Call it once the
- * options are parsed, before anything is opened; exit_status() then says
- * whether to go on.  Returns the descriptors that were closed.
- */
-unsigned int std_fds_fill(unsigned int needed);
-
 /* ---- clock: lib/clock.c ------------------------------------------------- */
 
 /* CLOCK_MONOTONIC in seconds. */
 double now_seconds(void);
-/* Sleeps secs seconds (nothing when secs <= 0), through EINTR. */
-void sleep_seconds(double secs);
-/* Locks m, waiting no later than deadline (now_seconds(); < 0: for ever); false if not. */
-bool lock_until(pthread_mutex_t *m, double deadline);
 
 /* ---- memory: lib/mem.c -------------------------------------------------- */
 
@@ -943,50 +852,5 @@ bool lock_until(pthread_mutex_t *m, double deadline);
  * bytes).  munmap(2) gives it back.
  */
 void *map_region(size_t size, bool huge);
-
-/* ---- inside lib/: what the engines share --------------------------------- */
-
-/* An engine's method returns DONE, FAILED (x->err set) or REFUSED (try the next). */
-enum { DONE = 0, FAILED = -1, REFUSED = 1 };
-
-/* Bytes x still has to move (TO_EOF: no end). */
-uint64_t xfer_left(const struct xfer *x);
-/* The bytes to ask one call for: chunk, x->chunk and xfer_left() at most. */
-size_t xfer_call_bytes(const struct xfer *x, size_t chunk);
-/* Records err from call on side in x; returns FAILED. */
-int xfer_fail(struct xfer *x, enum xfer_side side, const char *call, int err);
-/* The kernel's "this pair can't do that", as opposed to an I/O error. */
-bool err_is_refusal(int err);
-/* Errors that only writing produces. */
-bool err_is_output(int err);
-/*
- * Splices exactly n bytes, which pipe `from` holds, into `to`: EINTR
- * retried, an inherited O_NONBLOCK waited out with poll(2), every byte
- * added to *moved and counted under m.  Returns 0, or -1 with errno (EIO
- * if the pipe came up short) after *moved says how far it got.
- */
-int splice_held(int from, int to, size_t n, unsigned int flags, enum xfer_method m,
-    uint64_t *moved);
-
-/* Records a failure of the input (or of an internal pipe) in t; returns -1. */
-int tee_job_fail(struct tee_job *t, enum xfer_side side, const char *call, int err);
-/*
- * True when the empty internal pipe q has at least the capacity of the
- * source (grown to it if need be); false with errno when it cannot have.
- */
-bool tee_q_holds_source(struct tee_job *t, struct tee_pipes *p);
-/* Closes the tee engine's pipes. */
-void tee_close(struct tee_pipes *p);
-
-/* Clears what a transfer reports (moved, err, side, call, refused), before it starts. */
-void xfer_begin(struct xfer *x);
-/*
- * Moves x as a stream, after move_fd() has ruled out a clone and a sparse
- * copy: splice(2) when a side is a pipe, copy_file_range(2) between regular
- * files, else splice(2) through a pipe of the engine's; read(2)/write(2)
- * when the kernel refuses before the first byte moved, unless x->opts.strict
- * (then x->refused).  Same contract as move_fd().
- */
-int xfer_stream(struct xfer *x);
 
 #endif

@@ -1,6 +1,6 @@
 /*
  * account.c: accounting: bytes per method, -v totals and the -L rate limit.
- * See splice.h.
+ * See splice.h, internal.h.
  *
  * The tool's thread counts; the progress thread (lib/progress.c) reads the
  * counters at any moment, so they are atomic.  Only the counting thread
@@ -9,7 +9,7 @@
  */
 #include <stdatomic.h>
 
-#include "splice.h"
+#include "internal.h"
 
 /* What account_reset() was told; the tool's one transfer. */
 static struct {

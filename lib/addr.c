@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "splice.h"
+#include "internal.h"
 
 void
 tcp_name_of(const struct sockaddr *sa, struct tcp_name *name)

@@ -6,7 +6,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "splice.h"
+#include "internal.h"
 
 /*
  * Formatted bytes wait here until the input chunk that made them is done.

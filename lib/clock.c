@@ -1,11 +1,12 @@
 /*
- * clock.c: monotonic time, for rates, deadlines and timeouts.  See splice.h.
+ * clock.c: monotonic time, for rates, deadlines and timeouts.  See splice.h,
+ * internal.h.
  */
 #include <errno.h>
 #include <pthread.h>
 #include <time.h>
 
-#include "splice.h"
+#include "internal.h"
 
 double
 now_seconds(void)

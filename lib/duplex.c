@@ -16,7 +16,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "splice.h"
+#include "internal.h"
 
 /* One direction: from -> to, straight, or through a pipe of its own. */
 struct way {

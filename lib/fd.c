@@ -1,5 +1,6 @@
 /*
- * fd.c: descriptors and pipes: kinds, capacity, growth, waiting, writing, fds 0-2.  See splice.h.
+ * fd.c: descriptors and pipes: kinds, capacity, growth, waiting, writing, fds 0-2.
+ * See splice.h, internal.h.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -10,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "splice.h"
+#include "internal.h"
 
 static bool
 fd_mode_is(int fd, mode_t type)

@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <sys/mman.h>
 
-#include "splice.h"
+#include "internal.h"
 
 void *
 map_region(size_t size, bool huge)

@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "splice.h"
+#include "internal.h"
 
 /*
  * A whole regular file from offset 0 into an empty regular output at offset
@@ -44,7 +44,6 @@ by_clone(struct xfer *x)
 	account(M_CLONE, x->moved);
 	return DONE;
 }
-
 
 /*
  * x->sparse: the holes of a regular file can stay holes in a regular output

@@ -1,6 +1,6 @@
 /*
  * msg.c: messages: progname, warnings, usage errors, --version; lib/term.c
- * writes them.  See splice.h.
+ * writes them.  See splice.h, internal.h.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "splice.h"
+#include "internal.h"
 
 const char *progname = "splice-tools";
 

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "splice.h"
+#include "internal.h"
 
 struct common_opts common;
 
@@ -197,17 +197,6 @@ common_option(int opt, const char *arg, void (*help)(void))
 	default:
 		usage_error("unknown option");
 	}
-}
-
-unsigned int
-tool_start(unsigned int needed, enum progress_count count)
-{
-	unsigned int closed = std_fds_fill(needed);
-
-	/* Its open file of stderr must not land on a descriptor 0-2. */
-	term_start();
-	account_start(&common, count);
-	return closed;
 }
 
 void

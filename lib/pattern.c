@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "splice.h"
+#include "internal.h"
 
 #if defined(__x86_64__)
 #include <emmintrin.h>

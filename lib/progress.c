@@ -1,6 +1,7 @@
 /*
  * progress.c: --progress status lines, and the signals that ask for one
- * (SIGUSR1) or end the tool (SIGINT, SIGTERM, SIGHUP).  See splice.h.
+ * (SIGUSR1) or end the tool (SIGINT, SIGTERM, SIGHUP); tool_start().  See
+ * splice.h, internal.h.
  *
  * Why a thread: a status line is due every interval even while the tool
  * sits in a splice(2) that blocks for minutes, and the tool's own thread
@@ -29,7 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "splice.h"
+#include "internal.h"
 
 /*
  * The ETA divides what is left by the rate of about the last
@@ -531,7 +532,15 @@ watcher_start(void)
 	}
 }
 
-void
+/*
+ * Starts a tool's transfer: account_reset() with c's verbose and rate
+ * limit, the --progress settings of c, and (once per process) the watcher
+ * thread, which prints a status line every interval, a status line on
+ * SIGUSR1, and on SIGINT, SIGTERM or SIGHUP calls the hook set by
+ * on_ending_signal(), then report_totals(), then dies of the signal.
+ * Signals ignored when the tool started stay ignored.
+ */
+static void
 account_start(const struct common_opts *c, enum progress_count count)
 {
 	pthread_mutex_lock(&lock);
@@ -548,6 +557,17 @@ account_start(const struct common_opts *c, enum progress_count count)
 	prog.next_tick = now_seconds() + prog.interval;
 	pthread_mutex_unlock(&lock);
 	watcher_start();
+}
+
+unsigned int
+tool_start(unsigned int needed, enum progress_count count)
+{
+	unsigned int closed = std_fds_fill(needed);
+
+	/* Its open file of stderr must not land on a descriptor 0-2. */
+	term_start();
+	account_start(&common, count);
+	return closed;
 }
 
 void

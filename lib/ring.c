@@ -35,7 +35,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "splice.h"
+#include "internal.h"
 
 /*
  * The memfd is punched in whole 2 MiB units, 2 MiB-aligned: where shmem

@@ -6,7 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "splice.h"
+#include "internal.h"
 
 /*
  * A regular file or a block device: move the offset, read nothing.  A

@@ -19,7 +19,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "splice.h"
+#include "internal.h"
 
 /*
  * connect(2) without blocking, so that a listener whose backlog is full

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "splice.h"
+#include "internal.h"
 
 enum { TEE_OK = 0, TEE_OUT_FAILED = -1, TEE_SRC_FAILED = -2 };
 

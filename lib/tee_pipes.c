@@ -1,13 +1,14 @@
 /*
  * tee_pipes.c: the tee engine's pipes: made before any output is truncated,
- * kept as large as the source, or given up for read/write.  See splice.h.
+ * kept as large as the source, or given up for read/write.  See splice.h,
+ * internal.h.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "splice.h"
+#include "internal.h"
 
 /* Records a failure of the input (or of an internal pipe) in t. */
 int

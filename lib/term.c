@@ -1,7 +1,7 @@
 /*
  * term.c: standard error, where messages and status lines go: writes that
  * never wait past a deadline, and on a terminal a row of its own for each
- * tool's status line.  See splice.h.
+ * tool's status line.  See internal.h.
  *
  * Why a descriptor of our own: a tool must end on SIGINT, SIGTERM or SIGHUP
  * within a second even when its stderr is a full pipe nobody reads, and
@@ -48,7 +48,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "splice.h"
+#include "internal.h"
 
 /* What the tools on one terminal share: see the top of this file. */
 struct term_block {

@@ -6,7 +6,7 @@
 #include <poll.h>
 #include <sys/uio.h>
 
-#include "splice.h"
+#include "internal.h"
 
 int
 vmsplice_all(int fd, const void *buf, size_t len, unsigned int flags, bool busy)

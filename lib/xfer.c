@@ -2,7 +2,7 @@
  * xfer.c: how one transfer moves a stream of bytes: splice(2) when a side
  * is a pipe, copy_file_range(2) between regular files, splice(2) through a
  * pipe of the engine's, read(2)/write(2) when the kernel refuses; and what
- * the engines share about a struct xfer.  See splice.h.
+ * the engines share about a struct xfer.  See internal.h.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "splice.h"
+#include "internal.h"
 
 uint64_t
 xfer_left(const struct xfer *x)

@@ -1,0 +1,182 @@
+/*
+ * internal.h: what the files of lib/ share among themselves and no tool
+ * calls: the pieces the engines are built of.  Every file of lib/ includes
+ * it (it includes splice.h); a tool, bench/ and fuzz/ include splice.h
+ * alone.  Its sections follow splice.h's map of lib/, one banner per file.
+ */
+#ifndef SPLICE_TOOLS_INTERNAL_H
+#define SPLICE_TOOLS_INTERNAL_H
+
+#include "splice.h"
+
+/* ---- messages: lib/msg.c ------------------------------------------------ */
+
+/* "prog (splice-tools) X.Y.Z" on stdout, exit 0. */
+noreturn void print_version(void);
+
+/* ---- descriptors and pipes: lib/fd.c ------------------------------------ */
+
+bool fd_is_regular(int fd);
+/*
+ * A socket, a terminal or another character device: what may block a
+ * splice(2) on its side whatever SPLICE_F_NONBLOCK says, so it is polled
+ * first.  Not a pipe, a regular file or a block device.
+ */
+bool fd_may_wait(int fd);
+/* pipe2(O_CLOEXEC) then pipe_grow(); -1 with errno on failure. */
+int pipe_open(int fds[2], const struct engine_opts *o);
+
+/* Waits with poll(2) until fd is ready for events; retries EINTR. */
+int wait_fd(int fd, short events);
+/*
+ * The timeout to give poll(2) to wait until deadline, a now_seconds() time
+ * (< 0: for ever), in pieces that fit its int; poll again while not there.
+ */
+int poll_timeout_ms(double deadline);
+
+/*
+ * err came from a call on fd.  EINVAL from a descriptor opened O_DIRECT is
+ * its alignment rule (an unaligned length, buffer or offset: a file's
+ * tail), not "this pair can't": clears O_DIRECT, as dd does for its last
+ * block, and returns true, so that the same call, made again, goes through
+ * the page cache.  The bytes are the same either way.  errno is kept.
+ */
+bool direct_io_dropped(int fd, int err);
+/*
+ * The one buffer the read/write paths copy through, and its size: page
+ * aligned, a whole number of pages, as O_DIRECT asks.
+ */
+void *copy_buffer(size_t *bytes);
+/*
+ * read_retry() of at most max bytes from in into copy_buffer(), then
+ * write_all() to out.  The bytes copied, 0 at end of input, or -1 with
+ * errno and *side saying which side failed.
+ */
+ssize_t copy_once(int in, int out, size_t max, enum xfer_side *side);
+/*
+ * Opens /dev/null on each of descriptors 0, 1 and 2 that is closed, so that
+ * no pipe, file or socket the tool opens later lands there and no message
+ * goes into one.  Each closed descriptor in needed (STD_FD bits) is an
+ * error: "prog: standard input: Bad file descriptor".  Call it once the
+ * options are parsed, before anything is opened; exit_status() then says
+ * whether to go on.  Returns the descriptors that were closed.
+ */
+unsigned int std_fds_fill(unsigned int needed);
+
+/* ---- one transfer as a stream; what the engines share: lib/xfer.c ------- */
+
+/* An engine's method returns DONE, FAILED (x->err set) or REFUSED (try the next). */
+enum { DONE = 0, FAILED = -1, REFUSED = 1 };
+
+/* Bytes x still has to move (TO_EOF: no end). */
+uint64_t xfer_left(const struct xfer *x);
+/* The bytes to ask one call for: chunk, x->chunk and xfer_left() at most. */
+size_t xfer_call_bytes(const struct xfer *x, size_t chunk);
+/* Records err from call on side in x; returns FAILED. */
+int xfer_fail(struct xfer *x, enum xfer_side side, const char *call, int err);
+/* The kernel's "this pair can't do that", as opposed to an I/O error. */
+bool err_is_refusal(int err);
+/* Errors that only writing produces. */
+bool err_is_output(int err);
+/*
+ * Splices exactly n bytes, which pipe `from` holds, into `to`: EINTR
+ * retried, an inherited O_NONBLOCK waited out with poll(2), every byte
+ * added to *moved and counted under m.  Returns 0, or -1 with errno (EIO
+ * if the pipe came up short) after *moved says how far it got.
+ */
+int splice_held(int from, int to, size_t n, unsigned int flags, enum xfer_method m,
+    uint64_t *moved);
+
+/* Clears what a transfer reports (moved, err, side, call, refused), before it starts. */
+void xfer_begin(struct xfer *x);
+/*
+ * Moves x as a stream, after move_fd() has ruled out a clone and a sparse
+ * copy: splice(2) when a side is a pipe, copy_file_range(2) between regular
+ * files, else splice(2) through a pipe of the engine's; read(2)/write(2)
+ * when the kernel refuses before the first byte moved, unless x->opts.strict
+ * (then x->refused).  Same contract as move_fd().
+ */
+int xfer_stream(struct xfer *x);
+
+/* ---- accounting, -v totals and -L: lib/account.c ------------------------ */
+
+/*
+ * Zeroes the counters and starts the clock for rates: totals per method at
+ * the end under verbose, and at most rate bytes a second (0: no limit),
+ * counted as count says; total (TO_EOF: none) is the user's --size, which
+ * account_set_total() does not change.  account_start() calls it.
+ */
+void account_reset(int verbose, enum progress_count count, uint64_t rate, uint64_t total);
+/*
+ * n bytes of a hole that a sparse copy kept as a hole: --progress counts
+ * them (they are in the output, as dd conv=sparse counts them); -L and the
+ * methods do not, since nothing moved.
+ */
+void account_holes(uint64_t n);
+/* The bytes counted so far, as --progress shows them. */
+uint64_t account_bytes(void);
+/* What account_set_total() or --size said: the bytes to expect, or TO_EOF. */
+uint64_t account_total(void);
+/* With -v: "prog: METHOD: N bytes in T s (R MiB/s)" for each method used. */
+void report_methods(void);
+/* Seconds since account_reset() or restart_rate_clock(). */
+double elapsed_seconds(void);
+
+/* ---- --progress and the signals that end or query a tool: lib/progress.c -- */
+
+/* A size or rate as the status line prints it: "1.1 GiB", "977 KiB", "512 B". */
+void progress_size_text(char *buf, size_t size, double bytes);
+
+/* ---- standard error and the terminal: lib/term.c ------------------------ */
+
+/*
+ * Once the descriptors 0-2 are in place (tool_start()): stderr gets an open
+ * file of its own that never blocks, where it can, so that a write waits
+ * for room in poll(2) and never past the thread's deadline; on a terminal,
+ * the status lines get their row.  Before it, messages go straight to fd 2.
+ */
+void term_start(void);
+/*
+ * Every write to stderr by the calling thread waits for room no later than
+ * deadline, a now_seconds() time (< 0: for ever, the default), and what it
+ * could not write is dropped.
+ */
+void term_deadline(double deadline);
+/* Whole lines of text, one write(2): a message, a --numeric line. */
+void term_print(const char *text, size_t len);
+/* Columns of the terminal for a status line; 0 when stderr is not one. */
+size_t term_columns(void);
+/*
+ * A status line, without a newline: on a terminal it is redrawn in its
+ * row (or after \r) until one comes with keep; elsewhere, a line.
+ */
+void term_status(const char *line, size_t len, bool keep);
+/* Leaves the terminal as a shell expects it: the \r line ended, the row given up. */
+void term_end(void);
+/*
+ * term_end() for a signal handler about to end the tool (SIGPIPE), best
+ * effort: no lock, one write(2).  term_start() installs such a handler for
+ * SIGPIPE where it is not ignored or handled; lib/tcp.c's calls it too.
+ */
+void term_dying(void);
+
+/* ---- the tee engine's pipes: lib/tee_pipes.c ---------------------------- */
+
+/* Records a failure of the input (or of an internal pipe) in t; returns -1. */
+int tee_job_fail(struct tee_job *t, enum xfer_side side, const char *call, int err);
+/*
+ * True when the empty internal pipe q has at least the capacity of the
+ * source (grown to it if need be); false with errno when it cannot have.
+ */
+bool tee_q_holds_source(struct tee_job *t, struct tee_pipes *p);
+/* Closes the tee engine's pipes. */
+void tee_close(struct tee_pipes *p);
+
+/* ---- clock: lib/clock.c ------------------------------------------------- */
+
+/* Sleeps secs seconds (nothing when secs <= 0), through EINTR. */
+void sleep_seconds(double secs);
+/* Locks m, waiting no later than deadline (now_seconds(); < 0: for ever); false if not. */
+bool lock_until(pthread_mutex_t *m, double deadline);
+
+#endif
