@@ -30,6 +30,94 @@ t_clang_tidy() {
   fi
 }
 
+# The tree's C under c/ without comments, strings, characters, struct, enum
+# and union tags, or member names: a function's name left there is a call
+# or its address taken.  files: the files, from the top of the tree.
+strip_c() {
+  need cc
+  (cd "$SRC" && for f in ./*.c lib/*.c bench/*.c tests/*.c tests/probe/*.c fuzz/*.c; do
+    echo "${f#./}"
+  done) > files
+  while read -r f; do
+    mkdir -p "c/$(dirname "$f")"
+    cc -fpreprocessed -E -P "$SRC/$f" |
+      sed -E "s/'([^'\\\\]|\\\\.)+'/''/g; s/\"([^\"\\\\]|\\\\.)*\"/\"\"/g" |
+      sed -E 's/(struct|enum|union) +[A-Za-z_0-9]+//g; s/(->|\.) *[A-Za-z_][A-Za-z_0-9]*//g' \
+      > "c/$f"
+  done < files
+}
+
+# uses: "NAME HEADER DEFINED-IN USER" for every function that splice.h or
+# lib/internal.h declares and every file but its own that calls it; USER
+# "-" when none does, DEFINED-IN "-" when no file of lib/ defines it (the
+# name at the start of a line, as style(9) writes a definition).
+uses() {
+  strip_c
+  for h in splice.h lib/internal.h; do
+    sed -nE 's/^[a-z_][a-z_0-9 *]*[ *]([a-z_0-9]+)\(.*/\1/p' "$SRC/$h" | sed "s|\$| $h|"
+  done > decls
+  [ -s decls ] || fail "no declaration found in splice.h"
+  (cd c && while read -r fn h; do
+    def=$(grep -lE "^$fn\\(" lib/*.c) || { echo "$fn $h - -"; continue; }
+    # shellcheck disable=SC2046 # one word per file
+    users=$(grep -lE "\\b$fn *\\(|[={(,] *$fn *[)},;]" $(cat ../files) | grep -vxF "$def") ||
+      users=-
+    for u in $users; do echo "$fn $h $def $u"; done
+  done < ../decls) > uses
+}
+
+tcase t_decls_called "every function splice.h or lib/internal.h declares has a caller outside its own file; splice.h's a tool, bench/ or fuzz/"
+t_decls_called() {
+  need_source lib/internal.h
+  uses
+  awk '$3 == "-" { print $1 ": declared in " $2 ", defined nowhere in lib/"; next }
+    $4 == "-" { print $1 ": declared in " $2 ", called only in " $3 " (make it static)"; next }
+    $2 == "splice.h" { if (!($1 in tool)) tool[$1] = 0; if ($4 !~ /^lib\//) tool[$1] = 1 }
+    END { for (f in tool) if (!tool[f]) print f ": only lib/ calls it: lib/internal.h declares that" }' \
+    uses > bad
+  if [ -s bad ]; then
+    cat bad >&2
+    fail "$(wc -l < bad) declarations out of place"
+  fi
+}
+
+tcase t_lib_map "lib/: no two files call each other, no cycle; splice.h's map names every call, the headers' banners follow it"
+t_lib_map() {
+  need_source lib/internal.h
+  need tsort
+  uses
+  awk '$4 ~ /^lib\// { a = $4; b = $3; sub(/^lib\//, "", a); sub(/^lib\//, "", b); print a, b }' \
+    uses | sort -u > calls
+  awk '{ e[$1 " " $2] = 1 }
+    END { for (k in e) { split(k, p, " "); if ((p[2] " " p[1]) in e && p[1] < p[2])
+      print "lib/" p[1] " and lib/" p[2] " call each other" } }' calls > bad
+  tsort calls > /dev/null 2> loop || { echo "a cycle in lib/:"; cat loop; } >> bad
+  # The map: "FILE.c  what it holds  -> a, b" (continued on lines of their own) or "(libc only)".
+  awk '/^ \*\// { exit }
+    /^ \*   [a-z_]+\.c / { f = $2; print f > "mapfiles"; i = index($0, "->")
+      if (i) list(substr($0, i + 2)); next }
+    f != "" && /^ \*                    +[a-z]/ { list(substr($0, 3)) }
+    function list(s,  n, a, k) { n = split(s, a, /[ ,]+/)
+      for (k = 1; k <= n; k++) if (a[k] != "") print f, a[k] ".c" }' "$SRC/splice.h" |
+    sort -u > mapped
+  [ -s mapfiles ] || fail "no map of lib/ in splice.h's head"
+  (cd "$SRC/lib" && ls ./*.c) | sed 's|^\./||' | sort > libfiles
+  sort mapfiles | diff - libfiles | sed -n 's/^< /the map names a file lib\/ lacks: /p; s/^> /the map leaves out lib\//p' >> bad
+  diff mapped calls | sed -n 's/^< \(.*\) \(.*\)/the map says \1 calls \2; it does not/p
+    s/^> \(.*\) \(.*\)/\1 calls \2; the map does not say so/p' >> bad
+  for h in splice.h lib/internal.h; do
+    sed -nE 's|^/\* ---- .*: lib/([a-z_]+\.c) -+ \*/$|\1|p' "$SRC/$h" |
+      awk -v h="$h" 'NR == FNR { pos[$1] = NR; next }
+        !($1 in pos) { print h ": a banner for " $1 ", which the map does not name"; next }
+        pos[$1] <= last { print h ": the banner of " $1 " out of the map'"'"'s order" }
+        { last = pos[$1] }' mapfiles - >> bad
+  done
+  if [ -s bad ]; then
+    cat bad >&2
+    fail "lib/'s calls and splice.h's map disagree"
+  fi
+}
+
 tcase t_columns "no line of C passes 100 columns (.editorconfig, tabs of 8)"
 t_columns() {
   need_source lib
