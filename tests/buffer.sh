@@ -212,6 +212,36 @@ b_m_sizes() {
   done
 }
 
+tcase b_pipe_size "--pipe-size past pipe-max-size or below the default: the ring counted by what pipes get (-v), no memfd, exact, --strict too"
+b_pipe_size() {
+  max=$(cat /proc/sys/fs/pipe-max-size)
+  page=$(getconf PAGESIZE)
+  # Asked past pipe-max-size, a pipe gets pipe-max-size: 8 of them hold
+  # 8 of it; a byte more takes a 9th pipe of a page; the note is said once.
+  seq_ref ref $((9 * max + 2))
+  for m in $((8 * max)):8:$((8 * max)) $((8 * max + 1)):9:$((8 * max + page)); do
+    ring=${m##*:} pipes=${m#*:} m=${m%%:*}
+    pipes=${pipes%:*}
+    for strict in "" --strict; do
+      # The reader waits for the producer: the ring fills to its edge.
+      through $((m + 1)) splice-buffer $strict -v -m "$m" --pipe-size $((64 * max)) 2> err
+      grep -q "asked for $((64 * max)) bytes, got $max: /proc/sys/fs/pipe-max-size" err ||
+        { cat err >&2; skip "this user's pipes may grow past pipe-max-size"; }
+      [ "$(grep -c -- "--pipe-size: asked for" err)" -eq 1 ] ||
+        { cat err >&2; fail "--pipe-size's note not said once"; }
+      mentions err "buffer: $ring bytes in $pipes pipes$"
+    done
+  done
+  # Below the default: 16 KiB pipes; 20 KiB, which the kernel rounds up to
+  # 8 pages (32 KiB).
+  for ps in 16K:16384 20K:32768; do
+    for strict in "" --strict; do
+      through $((MIB + 1)) splice-buffer $strict -v -m 1M --pipe-size "${ps%:*}" 2> err
+      mentions err "buffer: $MIB bytes in $((MIB / ${ps#*:})) pipes$"
+    done
+  done
+}
+
 # ---- what a buffer is for ----------------------------------------------------
 
 tcase b_burst "a 32 MiB producer before a -L 16M reader: done with most of it still to read"
