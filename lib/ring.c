@@ -182,6 +182,21 @@ raise_fd_limit(size_t pipes)
 }
 
 /*
+ * What one pipe of the ring is counted at before any is made: --pipe-size,
+ * but no more than pipe-max-size, which is all an unprivileged user gets
+ * (the kernel may grant a privileged one more: then fewer pipes are made
+ * than counted).  Counted at what was asked, a --pipe-size past
+ * pipe-max-size would make too few pipes and leave the rest to the memfd.
+ */
+static size_t
+ring_pipe_bytes(const struct engine_opts *o)
+{
+	size_t max = (size_t)pipe_max_bytes();
+
+	return o->pipe_bytes && o->pipe_bytes < max ? o->pipe_bytes : max;
+}
+
+/*
  * The pipes of the ring, until they hold j->size, or pipe2(2) fails
  * (EMFILE: ulimit -n), or a pipe gets less than it asked for (the user's
  * pipe-user-pages-soft is spent); why they stopped short goes into
@@ -252,8 +267,7 @@ int
 ring_open(struct ring_job *j)
 {
 	struct ring *r = calloc(1, sizeof(*r));
-	size_t pipe_bytes = j->x.opts.pipe_bytes ? j->x.opts.pipe_bytes :
-	    (size_t)pipe_max_bytes();
+	size_t pipe_bytes = ring_pipe_bytes(&j->x.opts);
 	size_t want_pipes = (size_t)((j->size + pipe_bytes - 1) / pipe_bytes);
 	struct rlimit rl;
 	int memfd_err = 0;
