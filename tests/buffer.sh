@@ -645,33 +645,6 @@ b_nonblock() {
   count_is n 67108864
 }
 
-tcase b_flags "stdin, stdout files opened O_DIRECT, O_APPEND, O_SYNC, O_NONBLOCK: the bytes cat gives"
-b_flags() {
-  wf=$(helper with-flags)
-  # Off every block boundary: O_DIRECT refuses an unaligned tail.
-  random_file in 3000001
-  flags="nonblock append sync"
-  if "$wf" 0=in:direct -- true 2> /dev/null; then
-    flags="$flags direct direct,sync direct,append"
-  else
-    echo "NOTE: O_DIRECT: this file system refuses it; not tested"
-  fi
-  for f in $flags; do
-    for sides in "$f none" "none $f" "$f $f"; do
-      fin=${sides% *} fout=${sides#* }
-      # splice(2) refuses an O_APPEND output: read/write, which --strict forbids.
-      case "${STRICT:-}:$fout" in ?*:*append*) continue ;; esac
-      : > want
-      case $fout in *append*) printf 'before' | tee want > out ;; *) rm -f out ;; esac
-      cat in >> want
-      run_status st timeout 10 "$wf" "0=in:$fin" "1=out:$fout" -- splice-buffer -m 1M 2> err
-      [ "$(cat st)" -ne 124 ] || fail "splice-buffer, stdin $fin, stdout $fout: hung"
-      status 0 "$(cat st)" "splice-buffer, stdin $fin, stdout $fout"
-      cmp want out || fail "splice-buffer, stdin $fin, stdout $fout: not the bytes cat gives"
-    done
-  done
-}
-
 tcase b_punch "the memfd's regions are punched once spliced: exact behind a reader that passes pages on; unpunched, wrong"
 b_punch() {
   need strace
