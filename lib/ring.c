@@ -483,19 +483,21 @@ slot_refused(const struct slot *s)
 	return !is_memfd_slot(s) && !ready_now(s->wr, POLLOUT);
 }
 
-/* splice(2) refused the input before its first byte: read(2) from now on. */
+/*
+ * splice(2) refused a side before its first byte: read(2) or write(2) on
+ * that side from now on (*copying set), unless --strict.
+ */
 static int
-input_refused(struct ring_job *j, int err)
+side_refused(struct ring_job *j, enum xfer_side side, int err, bool *copying)
 {
-	struct ring *r = j->ring;
-
 	if (j->x.opts.strict) {
 		j->x.refused = true;
-		return xfer_fail(&j->x, SIDE_INPUT, "splice", err);
+		return xfer_fail(&j->x, side, "splice", err);
 	}
 	if (j->x.opts.verbose > 1)
-		note("standard input: splice refused (%s), using read/write", strerror(err));
-	r->in_by_read = true;
+		note("standard %s: splice refused (%s), using read/write",
+		    side == SIDE_INPUT ? "input" : "output", strerror(err));
+	*copying = true;
 	return 0;
 }
 
@@ -528,7 +530,7 @@ input_to_slot(struct ring_job *j, struct slot *s)
 		return ST_MOVED;
 	if (atomic_load_explicit(&taken_bytes, memory_order_relaxed) == 0 && !r->in_pipe &&
 	    err_is_refusal(errno))
-		return input_refused(j, errno) < 0 ? ST_FAILED : ST_MOVED;
+		return side_refused(j, SIDE_INPUT, errno, &j->ring->in_by_read) < 0 ? ST_FAILED : ST_MOVED;
 	if (is_memfd_slot(s) && (errno == ENOMEM || errno == ENOSPC))
 		return xfer_fail(&j->x, SIDE_NONE, "splice into the memfd", errno), ST_FAILED;
 	return xfer_fail(&j->x, SIDE_INPUT, "splice", errno), ST_FAILED;
@@ -552,7 +554,7 @@ input_to_stage(struct ring_job *j)
 		if (n < 0 && errno != EINTR && errno != EAGAIN &&
 		    atomic_load_explicit(&taken_bytes, memory_order_relaxed) == 0 &&
 		    err_is_refusal(errno))
-			return input_refused(j, errno) < 0 ? ST_FAILED : ST_MOVED;
+			return side_refused(j, SIDE_INPUT, errno, &j->ring->in_by_read) < 0 ? ST_FAILED : ST_MOVED;
 	} else {
 		size_t room;
 		char *buf = copy_buffer(&room);
@@ -638,21 +640,6 @@ output_request(const struct ring_job *j, size_t held)
 	return max && max < held ? max : held;
 }
 
-/* splice(2) refused the output before its first byte: write(2) from now on. */
-static int
-output_refused(struct ring_job *j, int err)
-{
-	struct ring *r = j->ring;
-
-	if (j->x.opts.strict) {
-		j->x.refused = true;
-		return xfer_fail(&j->x, SIDE_OUTPUT, "splice", err);
-	}
-	if (j->x.opts.verbose > 1)
-		note("standard output: splice refused (%s), using read/write", strerror(err));
-	r->out_by_write = true;
-	return 0;
-}
 
 /* An output error, after a call that moved nothing; refusals handled by the caller. */
 static enum step
@@ -690,7 +677,7 @@ stage_to_output(struct ring_job *j)
 		if (n < 0 && direct_io_dropped(j->x.out, errno))
 			return ST_MOVED;
 		if (n < 0 && j->x.moved == 0 && err_is_refusal(errno))
-			return output_refused(j, errno) < 0 ? ST_FAILED : ST_MOVED;
+			return side_refused(j, SIDE_OUTPUT, errno, &j->ring->out_by_write) < 0 ? ST_FAILED : ST_MOVED;
 		if (n == 0)
 			errno = EIO;
 		return output_failed(j, "splice");
@@ -753,7 +740,7 @@ drain_step(struct ring_job *j)
 	if (n < 0 && direct_io_dropped(j->x.out, errno))
 		return ST_MOVED;
 	if (n < 0 && j->x.moved == 0 && !r->out_pipe && err_is_refusal(errno))
-		return output_refused(j, errno) < 0 ? ST_FAILED : ST_MOVED;
+		return side_refused(j, SIDE_OUTPUT, errno, &j->ring->out_by_write) < 0 ? ST_FAILED : ST_MOVED;
 	if (n == 0)
 		errno = EIO;
 	return output_failed(j, "splice");
