@@ -487,18 +487,18 @@ slot_refused(const struct slot *s)
  * splice(2) refused a side before its first byte: read(2) or write(2) on
  * that side from now on (*copying set), unless --strict.
  */
-static int
+static enum step
 side_refused(struct ring_job *j, enum xfer_side side, int err, bool *copying)
 {
 	if (j->x.opts.strict) {
 		j->x.refused = true;
-		return xfer_fail(&j->x, side, "splice", err);
+		return xfer_fail(&j->x, side, "splice", err), ST_FAILED;
 	}
 	if (j->x.opts.verbose > 1)
 		note("standard %s: splice refused (%s), using read/write",
 		    side == SIDE_INPUT ? "input" : "output", strerror(err));
 	*copying = true;
-	return 0;
+	return ST_MOVED;
 }
 
 /* The input is a pipe, or goes into a pipe slot: splice(2) straight across. */
@@ -530,7 +530,7 @@ input_to_slot(struct ring_job *j, struct slot *s)
 		return ST_MOVED;
 	if (atomic_load_explicit(&taken_bytes, memory_order_relaxed) == 0 && !r->in_pipe &&
 	    err_is_refusal(errno))
-		return side_refused(j, SIDE_INPUT, errno, &j->ring->in_by_read) < 0 ? ST_FAILED : ST_MOVED;
+		return side_refused(j, SIDE_INPUT, errno, &r->in_by_read);
 	if (is_memfd_slot(s) && (errno == ENOMEM || errno == ENOSPC))
 		return xfer_fail(&j->x, SIDE_NONE, "splice into the memfd", errno), ST_FAILED;
 	return xfer_fail(&j->x, SIDE_INPUT, "splice", errno), ST_FAILED;
@@ -554,7 +554,7 @@ input_to_stage(struct ring_job *j)
 		if (n < 0 && errno != EINTR && errno != EAGAIN &&
 		    atomic_load_explicit(&taken_bytes, memory_order_relaxed) == 0 &&
 		    err_is_refusal(errno))
-			return side_refused(j, SIDE_INPUT, errno, &j->ring->in_by_read) < 0 ? ST_FAILED : ST_MOVED;
+			return side_refused(j, SIDE_INPUT, errno, &r->in_by_read);
 	} else {
 		size_t room;
 		char *buf = copy_buffer(&room);
@@ -677,7 +677,7 @@ stage_to_output(struct ring_job *j)
 		if (n < 0 && direct_io_dropped(j->x.out, errno))
 			return ST_MOVED;
 		if (n < 0 && j->x.moved == 0 && err_is_refusal(errno))
-			return side_refused(j, SIDE_OUTPUT, errno, &j->ring->out_by_write) < 0 ? ST_FAILED : ST_MOVED;
+			return side_refused(j, SIDE_OUTPUT, errno, &r->out_by_write);
 		if (n == 0)
 			errno = EIO;
 		return output_failed(j, "splice");
@@ -740,7 +740,7 @@ drain_step(struct ring_job *j)
 	if (n < 0 && direct_io_dropped(j->x.out, errno))
 		return ST_MOVED;
 	if (n < 0 && j->x.moved == 0 && !r->out_pipe && err_is_refusal(errno))
-		return side_refused(j, SIDE_OUTPUT, errno, &j->ring->out_by_write) < 0 ? ST_FAILED : ST_MOVED;
+		return side_refused(j, SIDE_OUTPUT, errno, &r->out_by_write);
 	if (n == 0)
 		errno = EIO;
 	return output_failed(j, "splice");
