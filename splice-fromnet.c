@@ -340,8 +340,13 @@ listen_and_serve(struct listen_opts *lo, const struct tcp_opts *to, const char *
 	return exit_status();
 }
 
-int
-main(int argc, char *argv[])
+/*
+ * The options into *lo and *to, the address and port to listen on into
+ * *bind_addr and *port; false when the tool must end (said why).
+ */
+static bool
+parse_options(int argc, char *argv[], struct listen_opts *lo, struct tcp_opts *to,
+    const char **bind_addr, char **port)
 {
 	static const struct option longopts[] = {
 		{ "bind", required_argument, NULL, 'b' },
@@ -356,75 +361,85 @@ main(int argc, char *argv[])
 		COMMON_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 }
 	};
-	struct listen_opts lo = { .timeout_secs = -1 };
-	struct tcp_opts to = { .family = AF_UNSPEC };
-	const char *bind_addr = NULL;
-	char *port = NULL;
-	int opt, status;
+	int opt;
 
-	set_progname(argv);
 	/* At most argc --allow options. */
-	lo.allow = calloc((size_t)argc, sizeof(*lo.allow));
-	if (lo.allow == NULL) {
+	lo->allow = calloc((size_t)argc, sizeof(*lo->allow));
+	if (lo->allow == NULL) {
 		warn_errno("calloc");
-		return EXIT_ERROR;
+		return false;
 	}
 	while ((opt = getopt_long(argc, argv,
 	    NET_SHORT_OPTIONS "b:dklp:s:U:w:" COMMON_SHORT_OPTIONS, longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'b':
 		case 's':
-			bind_addr = optarg;
+			*bind_addr = optarg;
 			break;
 		case 'd':
-			lo.no_send = true;
+			lo->no_send = true;
 			break;
 		case 'k':
-			lo.keep_open = true;
+			lo->keep_open = true;
 			break;
 		case 'l':
 			break;
 		case 'p':
-			port = optarg;
+			*port = optarg;
 			break;
 		case OPT_CHUNK:
-			lo.chunk = option_size("--chunk", optarg);
-			if (lo.chunk == 0 || lo.chunk > 1UL << 30)
+			lo->chunk = option_size("--chunk", optarg);
+			if (lo->chunk == 0 || lo->chunk > 1UL << 30)
 				usage_error("--chunk: must be 1 to 1G bytes: '%s'", optarg);
 			break;
 		case 'U':
-			lo.unix_path = optarg;
+			lo->unix_path = optarg;
 			break;
 		case 'w':
-			lo.idle_secs = option_seconds("-w", optarg);
+			lo->idle_secs = option_seconds("-w", optarg);
 			break;
 		case OPT_ALLOW:
-			if (tcp_net_parse(optarg, &lo.allow[lo.nallow++]) < 0)
+			if (tcp_net_parse(optarg, &lo->allow[lo->nallow++]) < 0)
 				usage_error("--allow: expected a numeric ADDR or ADDR/PREFIX: '%s'",
 				    optarg);
 			break;
 		case OPT_TIMEOUT:
-			lo.timeout_secs = option_seconds("--timeout", optarg);
-			lo.timeout_arg = optarg;
+			lo->timeout_secs = option_seconds("--timeout", optarg);
+			lo->timeout_arg = optarg;
 			break;
 		case OPT_POLL:
-			lo.poll_first = true;
+			lo->poll_first = true;
 			break;
 		case OPT_NONBLOCK:
-			lo.flags |= SPLICE_F_NONBLOCK;
+			lo->flags |= SPLICE_F_NONBLOCK;
 			break;
 		default:
-			if (!net_option(opt, &to))
+			if (!net_option(opt, to))
 				common_option(opt, optarg, help);
 		}
 	}
-	if (lo.unix_path) {
+	if (lo->unix_path) {
 		if (argc > optind)
 			usage_error("-U PATH takes no HOST or PORT: '%s'", argv[optind]);
-		if (bind_addr || port || lo.nallow || to.family != AF_UNSPEC)
+		if (*bind_addr || *port || lo->nallow || to->family != AF_UNSPEC)
 			usage_error("-U: -b, -s, -p, --allow, -4 and -6 are for TCP");
 	} else
-		parse_operands(argc - optind, argv + optind, &bind_addr, &port);
+		parse_operands(argc - optind, argv + optind, bind_addr, port);
+	return true;
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct listen_opts lo = { .timeout_secs = -1 };
+	struct tcp_opts to = { .family = AF_UNSPEC };
+	const char *bind_addr = NULL;
+	char *port = NULL;
+	int status;
+
+	set_progname(argv);
+	if (!parse_options(argc, argv, &lo, &to, &bind_addr, &port))
+		return EXIT_ERROR;
 	lo.send = !lo.no_send && stdin_sends();
 	if (lo.send && lo.keep_open)
 		usage_error("-k: one standard input cannot go to many peers;"

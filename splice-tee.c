@@ -145,8 +145,72 @@ truncate_files(struct tee_out *files, size_t nfiles)
 	}
 }
 
-int
-main(int argc, char *argv[])
+/* The TCP peers of -n; fds is the array tcp_abort_on_signals() resets. */
+struct peers {
+	char **names;		/* HOST:PORT as given, for messages */
+	char **hosts, **ports;	/* split out of the argument */
+	int *fds;
+	size_t n;
+	struct tcp_opts opts;
+};
+
+/* What the command line asks, beside the engine's job. */
+struct tee_cmd {
+	char **files;
+	size_t nfiles;
+	bool append;
+	struct peers peers;
+};
+
+/* Room for argc peers, the most there can be; false when out of memory. */
+static bool
+peers_alloc(struct peers *p, int argc)
+{
+	p->names = calloc((size_t)argc, sizeof(*p->names));
+	p->hosts = calloc((size_t)argc, sizeof(*p->hosts));
+	p->ports = calloc((size_t)argc, sizeof(*p->ports));
+	p->fds = calloc((size_t)argc, sizeof(*p->fds));
+	p->opts.family = AF_UNSPEC;
+	if (p->names && p->hosts && p->ports && p->fds)
+		return true;
+	warn_errno("calloc");
+	return false;
+}
+
+static void
+peers_free(struct peers *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		free(p->names[i]);
+	free(p->names);
+	free(p->hosts);
+	free(p->ports);
+	free(p->fds);
+}
+
+/* -n HOST:PORT: one more peer; arg is split in place. */
+static bool
+peer_add(struct peers *p, char *arg)
+{
+	char *name = strdup(arg);
+
+	if (name == NULL) {
+		warn_errno("strdup");
+		return false;
+	}
+	p->names[p->n] = name;
+	if (tcp_split(arg, &p->hosts[p->n], &p->ports[p->n]) < 0)
+		usage_error("--net: expected HOST:PORT or [ADDR]:PORT: '%s'", name);
+	if (!port_valid(p->ports[p->n], false))
+		usage_error("--net: invalid PORT '%s' (1 to 65535, or a service name)",
+		    p->ports[p->n]);
+	p->n++;
+	return true;
+}
+
+/* The options into *cmd and *job; false when the tool must end (said why). */
+static bool
+parse_options(int argc, char *argv[], struct tee_cmd *cmd, struct tee_job *job)
 {
 	static const struct option longopts[] = {
 		{ "append", no_argument, NULL, 'a' },
@@ -161,59 +225,31 @@ main(int argc, char *argv[])
 		COMMON_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 }
 	};
-	struct tee_job job = { .in = STDIN_FILENO, .in_name = "standard input",
-	    .output_failed = output_failed };
-	struct tee_out *outs, *o;
-	char **hosts, **ports, **net_names;
-	struct tcp_opts net_opts = { .family = AF_UNSPEC };
-	struct sigaction old_sigpipe;
-	int *net_fds;
-	size_t nfiles, nnets = 0;
-	bool append = false, failed;
-	unsigned int closed;
 	int opt;
 
-	set_progname(argv);
-	/* At most argc --net options. */
-	hosts = calloc((size_t)argc, sizeof(*hosts));
-	ports = calloc((size_t)argc, sizeof(*ports));
-	net_names = calloc((size_t)argc, sizeof(*net_names));
-	net_fds = calloc((size_t)argc, sizeof(*net_fds));
-	if (!hosts || !ports || !net_names || !net_fds) {
-		warn_errno("calloc");
-		return EXIT_ERROR;
-	}
+	if (!peers_alloc(&cmd->peers, argc))
+		return false;
 	while ((opt = getopt_long(argc, argv, "aimn:pw:L:" COMMON_SHORT_OPTIONS, longopts,
 	    NULL)) != -1) {
 		switch (opt) {
 		case 'a':
-			append = true;
+			cmd->append = true;
 			break;
 		case 'i':
 			if (signal(SIGINT, SIG_IGN) == SIG_ERR) {
 				warn_errno("SIGINT");
-				return EXIT_ERROR;
+				return false;
 			}
 			break;
 		case 'm':
-			job.flags |= SPLICE_F_MOVE;
+			job->flags |= SPLICE_F_MOVE;
 			break;
 		case 'n':
-			net_names[nnets] = strdup(optarg);
-			if (net_names[nnets] == NULL) {
-				warn_errno("strdup");
-				return EXIT_ERROR;
-			}
-			if (tcp_split(optarg, &hosts[nnets], &ports[nnets]) < 0)
-				usage_error("--net: expected HOST:PORT or [ADDR]:PORT: '%s'",
-				    net_names[nnets]);
-			if (!port_valid(ports[nnets], false))
-				usage_error("--net: invalid PORT '%s' (1 to 65535, or a service"
-				    " name)", ports[nnets]);
-			nnets++;
+			if (!peer_add(&cmd->peers, optarg))
+				return false;
 			break;
 		case 'w':
-			net_opts.timeout_secs = option_seconds("-w", optarg);
+			cmd->peers.opts.timeout_secs = option_seconds("-w", optarg);
 			break;
 		case 'p':
 			mode = OE_WARN_NOPIPE;
@@ -228,109 +264,159 @@ main(int argc, char *argv[])
 			common_option(opt, optarg, help);
 		}
 	}
-	nfiles = (size_t)(argc - optind);
-	job.opts = engine_opts();
-	/* No FILE is truncated when there is no input to copy. */
-	closed = tool_start(STD_FD(STDIN_FILENO), COUNT_INPUT);
-	if (exit_status() != 0)
-		return exit_status();
-	account_set_total(fd_size_left(STDIN_FILENO));
-	status_pipes(STDIN_FILENO, STDOUT_FILENO);
-	if (sigaction(SIGPIPE, NULL, &old_sigpipe) == 0)
-		sigpipe_ignored = old_sigpipe.sa_handler == SIG_IGN;
-	/*
-	 * A vanished reader is an error to report, not a signal to die of;
-	 * and splice(2) into a socket cannot say MSG_NOSIGNAL, so a peer that
-	 * goes away would raise SIGPIPE too.
-	 */
-	if ((mode != OE_SIGPIPE || nnets > 0) && signal(SIGPIPE, SIG_IGN) == SIG_ERR) {
-		warn_errno("SIGPIPE");
-		return EXIT_ERROR;
-	}
+	cmd->files = argv + optind;
+	cmd->nfiles = (size_t)(argc - optind);
+	job->opts = engine_opts();
+	return true;
+}
 
-	job.nouts = 1 + nfiles + nnets;
-	outs = calloc(job.nouts, sizeof(*outs));
-	if (outs == NULL) {
+/*
+ * A vanished reader is an error to report, not a signal to die of; and
+ * splice(2) into a socket cannot say MSG_NOSIGNAL, so a peer that goes
+ * away would raise SIGPIPE too.  Remembers whether SIGPIPE was ignored.
+ */
+static bool
+handle_sigpipe(size_t npeers)
+{
+	struct sigaction old;
+
+	if (sigaction(SIGPIPE, NULL, &old) == 0)
+		sigpipe_ignored = old.sa_handler == SIG_IGN;
+	if ((mode != OE_SIGPIPE || npeers > 0) && signal(SIGPIPE, SIG_IGN) == SIG_ERR) {
+		warn_errno("SIGPIPE");
+		return false;
+	}
+	return true;
+}
+
+/*
+ * The outputs in job->outs: standard output (closed: dropped by the
+ * rules of output errors), the files, then the peers, connected.  False
+ * when the tool must end.
+ */
+static bool
+open_outputs(struct tee_job *job, struct tee_cmd *cmd, bool stdout_closed)
+{
+	struct peers *p = &cmd->peers;
+	struct tee_out *o;
+
+	job->nouts = 1 + cmd->nfiles + p->n;
+	job->outs = calloc(job->nouts, sizeof(*job->outs));
+	if (job->outs == NULL) {
 		warn_errno("calloc");
-		return EXIT_ERROR;
+		return false;
 	}
-	job.outs = outs;
-	job.watch_pipes = mode == OE_WARN_NOPIPE || mode == OE_EXIT_NOPIPE;
-	outs[0].fd = STDOUT_FILENO;
-	outs[0].name = "standard output";
-	if (closed & STD_FD(STDOUT_FILENO)) {
-		outs[0].err = EBADF;
-		outs[0].gone = true;
-		if (!output_failed(&outs[0]))
-			return EXIT_ERROR;
+	job->watch_pipes = mode == OE_WARN_NOPIPE || mode == OE_EXIT_NOPIPE;
+	o = job->outs;
+	o->fd = STDOUT_FILENO;
+	o->name = "standard output";
+	if (stdout_closed) {
+		o->err = EBADF;
+		o->gone = true;
+		if (!output_failed(o))
+			return false;
 	}
-	o = outs + 1;
-	for (int i = optind; i < argc; i++, o++) {
-		o->name = argv[i];
+	for (size_t i = 0; i < cmd->nfiles; i++) {
+		o++;
+		o->name = cmd->files[i];
 		/* Truncated once the engine knows it can copy. */
-		o->fd = open(argv[i], O_WRONLY | O_CREAT | O_CLOEXEC | (append ? O_APPEND : 0),
-		    0666);
+		o->fd = open(o->name, O_WRONLY | O_CREAT | O_CLOEXEC |
+		    (cmd->append ? O_APPEND : 0), 0666);
 		if (o->fd < 0) {
-			warn_errno("%s", argv[i]);
+			warn_errno("%s", o->name);
 			open_failed(o);
 		}
 	}
-	for (size_t i = 0; i < nnets; i++, o++) {
-		o->name = net_names[i];
+	for (size_t i = 0; i < p->n; i++) {
+		o++;
+		o->name = p->names[i];
 		/* tcp_connect() says what went wrong. */
-		o->fd = net_fds[i] = tcp_connect(hosts[i], ports[i], &net_opts);
+		o->fd = p->fds[i] = tcp_connect(p->hosts[i], p->ports[i], &p->opts);
 		if (o->fd < 0) {
 			/* open_failed() may end the tool: the others get a reset. */
 			for (size_t j = 0; j < i && (mode == OE_EXIT || mode == OE_EXIT_NOPIPE);
 			    j++)
-				tcp_abort(net_fds[j]);
+				tcp_abort(p->fds[j]);
 			open_failed(o);
 		}
 	}
 	/* A signal, like an error, must not look like the end of the stream. */
-	tcp_abort_on_signals(net_fds, nnets);
+	tcp_abort_on_signals(p->fds, p->n);
+	return true;
+}
 
-	if (tee_open(&job) == 0) {
-		if (!append)
-			truncate_files(outs + 1, nfiles);
-		failed = tee_fd(&job) < 0;
-	} else
-		failed = true;
-	if (failed && !job.stopped)
-		job_failed(&job);
+/*
+ * The peers get EOF, and are waited for until they have read it all;
+ * when we gave up early, a reset tells them the copy is not whole.  The
+ * files are closed.
+ */
+static void
+close_outputs(const struct tee_job *job, const struct tee_cmd *cmd, bool failed)
+{
+	struct tee_out *files = job->outs + 1, *peers = files + cmd->nfiles;
 
-	/*
-	 * The peers get EOF, and are waited for until they have read it all;
-	 * when we gave up early, a reset tells them the copy is not whole.
-	 */
-	for (o = outs + 1 + nfiles; o < outs + job.nouts; o++) {
+	for (struct tee_out *o = peers; o < job->outs + job->nouts; o++) {
 		if (o->fd < 0)
 			continue;
 		if (failed) {
 			tcp_abort(o->fd);
 			continue;
 		}
-		if (!o->gone && tcp_finish(o->fd, net_opts.timeout_secs) < 0)
+		if (!o->gone && tcp_finish(o->fd, cmd->peers.opts.timeout_secs) < 0)
 			warn_errno("%s", o->name);
 		close(o->fd);
 	}
-	for (o = outs + 1; o < outs + 1 + nfiles; o++) {
+	for (struct tee_out *o = files; o < peers; o++) {
 		if (o->fd >= 0 && close(o->fd) < 0)
 			warn_errno("%s", o->name);
 	}
-	/* What the method totals sum, output by output. */
-	for (o = outs; common.verbose && o < outs + job.nouts; o++)
+}
+
+/* -v: what the method totals sum, output by output, then the totals. */
+static void
+report_outputs(const struct tee_job *job)
+{
+	for (const struct tee_out *o = job->outs; common.verbose && o < job->outs + job->nouts; o++)
 		note("%s: %llu bytes%s", o->name, (unsigned long long)o->moved,
 		    o->gone ? " (dropped)" : "");
 	report_totals();
-	if (close(STDOUT_FILENO) < 0 && errno != EBADF && !outs[0].gone)
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct tee_job job = { .in = STDIN_FILENO, .in_name = "standard input",
+	    .output_failed = output_failed };
+	struct tee_cmd cmd = { 0 };
+	unsigned int closed;
+	bool failed;
+
+	set_progname(argv);
+	if (!parse_options(argc, argv, &cmd, &job))
+		return EXIT_ERROR;
+	/* No FILE is truncated when there is no input to copy. */
+	closed = tool_start(STD_FD(STDIN_FILENO), COUNT_INPUT);
+	if (exit_status() != 0)
+		return exit_status();
+	account_set_total(fd_size_left(STDIN_FILENO));
+	status_pipes(STDIN_FILENO, STDOUT_FILENO);
+	if (!handle_sigpipe(cmd.peers.n) ||
+	    !open_outputs(&job, &cmd, closed & STD_FD(STDOUT_FILENO)))
+		return EXIT_ERROR;
+
+	if (tee_open(&job) == 0) {
+		if (!cmd.append)
+			truncate_files(job.outs + 1, cmd.nfiles);
+		failed = tee_fd(&job) < 0;
+	} else
+		failed = true;
+	if (failed && !job.stopped)
+		job_failed(&job);
+	close_outputs(&job, &cmd, failed);
+	report_outputs(&job);
+	if (close(STDOUT_FILENO) < 0 && errno != EBADF && !job.outs[0].gone)
 		warn_errno("standard output");
-	for (size_t i = 0; i < nnets; i++)
-		free(net_names[i]);
-	free(net_names);
-	free(net_fds);
-	free(hosts);
-	free(ports);
-	free(outs);
+	peers_free(&cmd.peers);
+	free(job.outs);
 	return exit_status();
 }

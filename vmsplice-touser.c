@@ -377,6 +377,64 @@ stdin_by_vmsplice(bool *in_pipe)
 	return true;
 }
 
+/*
+ * Standard input ready to read: by vmsplice(2) where it is a pipe (grown
+ * only on request: the pipe belongs to the writer, which sized it), and
+ * the --compare file open.  False when the tool must end (said why).
+ */
+static bool
+open_inputs(struct touser_job *job, bool *in_pipe)
+{
+	struct engine_opts eo = engine_opts();
+
+	if (!stdin_by_vmsplice(in_pipe))
+		return false;
+	if (*in_pipe && common.pipe_bytes)
+		pipe_grow(STDIN_FILENO, &eo);
+	if (job->compare.name &&
+	    (job->compare.fd = open(job->compare.name, O_RDONLY | O_CLOEXEC)) < 0) {
+		warn_errno("%s", job->compare.name);
+		return false;
+	}
+	return true;
+}
+
+/* A buffer of a call's bytes, NULL when out of memory (said so); --compare's too. */
+static unsigned char *
+map_buffers(struct touser_job *job)
+{
+	unsigned char *buf = mmap(NULL, (size_t)job->chunk_bytes, PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (buf != MAP_FAILED && job->compare.name)
+		job->compare.buf = mmap(NULL, (size_t)job->chunk_bytes, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (buf == MAP_FAILED || job->compare.buf == MAP_FAILED) {
+		warn_errno("mmap");
+		return NULL;
+	}
+	return buf;
+}
+
+/* What was read: -d's last line, -c's count, -v's verdict and totals. */
+static void
+report_result(const struct touser_job *job, struct dumper *dumper, uint64_t total)
+{
+	if (job->dumping)
+		dump_end(dumper);
+	if (job->counting)
+		put_number(total, "%llu\n");
+	out_flush();
+	if (exit_status() == 0 && !job->compare.differ && common.verbose) {
+		if (job->verify)
+			note("%llu bytes match pattern %s", (unsigned long long)total,
+			    pattern_label(&job->pattern));
+		else if (job->compare.name)
+			note("%llu bytes match %s", (unsigned long long)total, job->compare.name);
+	}
+	report_totals();
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -385,14 +443,12 @@ main(int argc, char *argv[])
 		.size = TO_EOF, .compare = { .fd = -1 },
 	};
 	struct dumper dumper = { .have = 0 };
-	struct engine_opts eo;
-	uint64_t total, left;
+	uint64_t left;
 	unsigned char *buf;
 	bool in_pipe;
 
 	set_progname(argv);
 	parse_options(argc, argv, &job);
-	eo = engine_opts();
 	(void)tool_start(STD_FD(STDIN_FILENO) |
 	    (job.dumping || job.counting || job.compare.name ? STD_FD(STDOUT_FILENO) : 0),
 	    COUNT_MOVED);
@@ -401,40 +457,9 @@ main(int argc, char *argv[])
 	left = fd_size_left(STDIN_FILENO);
 	account_set_total(left < job.size ? left : job.size);
 	status_pipes(STDIN_FILENO, -1);
-	if (!stdin_by_vmsplice(&in_pipe))
+	if (!open_inputs(&job, &in_pipe) || (buf = map_buffers(&job)) == NULL)
 		return EXIT_ERROR;
-	/* Only on request: the pipe belongs to the writer, which sized it. */
-	if (in_pipe && common.pipe_bytes)
-		pipe_grow(STDIN_FILENO, &eo);
-	if (job.compare.name &&
-	    (job.compare.fd = open(job.compare.name, O_RDONLY | O_CLOEXEC)) < 0) {
-		warn_errno("%s", job.compare.name);
-		return EXIT_ERROR;
-	}
-	buf = mmap(NULL, (size_t)job.chunk_bytes, PROT_READ | PROT_WRITE,
-	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (buf != MAP_FAILED && job.compare.name)
-		job.compare.buf = mmap(NULL, (size_t)job.chunk_bytes, PROT_READ | PROT_WRITE,
-		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (buf == MAP_FAILED || job.compare.buf == MAP_FAILED) {
-		warn_errno("mmap");
-		return EXIT_ERROR;
-	}
-
-	total = read_input(&job, in_pipe, buf, &dumper);
-	if (job.dumping)
-		dump_end(&dumper);
-	if (job.counting)
-		put_number(total, "%llu\n");
-	out_flush();
-	if (exit_status() == 0 && !job.compare.differ && common.verbose) {
-		if (job.verify)
-			note("%llu bytes match pattern %s", (unsigned long long)total,
-			    pattern_label(&job.pattern));
-		else if (job.compare.name)
-			note("%llu bytes match %s", (unsigned long long)total, job.compare.name);
-	}
-	report_totals();
+	report_result(&job, &dumper, read_input(&job, in_pipe, buf, &dumper));
 	if (!out_failed && close(STDOUT_FILENO) < 0 && errno != EBADF)
 		warn_errno("standard output");
 	if (job.compare.fd >= 0)

@@ -454,8 +454,9 @@ generate(uint64_t size, size_t half, bool to_pipe)
 	return run_reuse(size, half);
 }
 
-int
-main(int argc, char *argv[])
+/* The options into the globals; returns -s's size, or 0 when not given. */
+static uint64_t
+parse_options(int argc, char *argv[], bool *size_given)
 {
 	static const struct option longopts[] = {
 		{ "size", required_argument, NULL, 's' },
@@ -472,18 +473,15 @@ main(int argc, char *argv[])
 		{ NULL, 0, NULL, 0 }
 	};
 	uint64_t size = 0;
-	bool size_given = false, to_pipe;
-	size_t half;
 	int opt;
 
-	set_progname(argv);
 	while ((opt = getopt_long(argc, argv, "s:p:cguL:" COMMON_SHORT_OPTIONS, longopts,
 	    NULL)) != -1) {
 		switch (opt) {
 		case 's':
 			endless = strcmp(optarg, "inf") == 0;
 			size = endless ? UINT64_MAX : option_size("--size", optarg);
-			size_given = true;
+			*size_given = true;
 			break;
 		case 'p':
 			pattern_parse("--pattern", optarg, &pattern);
@@ -518,45 +516,74 @@ main(int argc, char *argv[])
 		usage_error("--refill write copies with write(2): not with --strict");
 	engine = engine_opts();
 	call_bytes_max = engine.call_bytes_max;
-	(void)tool_start(STD_FD(STDOUT_FILENO), COUNT_MOVED);
-	if (exit_status() != 0)
-		return exit_status();
+	return size;
+}
+
+/*
+ * The bytes of a half: a pipe's capacity, grown as asked, or the buffer
+ * of write(2) where standard output is no pipe (which --strict refuses).
+ * 0 when the tool must end (said why).
+ */
+static size_t
+output_half(bool *to_pipe)
+{
+	long cap;
 
 	/* On a read-only descriptor vmsplice(2) would read the pipe instead. */
-	to_pipe = fd_is_pipe(STDOUT_FILENO) &&
+	*to_pipe = fd_is_pipe(STDOUT_FILENO) &&
 	    (fcntl(STDOUT_FILENO, F_GETFL) & O_ACCMODE) != O_RDONLY;
-	if (to_pipe) {
-		long cap = pipe_grow(STDOUT_FILENO, &engine);
-
-		if (cap <= 0) {
-			warn_errno("standard output: F_GETPIPE_SZ");
-			return EXIT_ERROR;
-		}
-		half = (size_t)cap;
-	} else {
+	if (!*to_pipe) {
 		if (common.strict) {
 			warn_msg("standard output: not a pipe, vmsplice(2) needs one"
 			    " (--strict: no fallback to write)");
-			return EXIT_ERROR;
+			return 0;
 		}
-		half = common.pipe_bytes ? common.pipe_bytes : DEFAULT_PIPE_BYTES;
+		return common.pipe_bytes ? common.pipe_bytes : DEFAULT_PIPE_BYTES;
 	}
+	cap = pipe_grow(STDOUT_FILENO, &engine);
+	if (cap <= 0) {
+		warn_errno("standard output: F_GETPIPE_SZ");
+		return 0;
+	}
+	return (size_t)cap;
+}
+
+/* -v: what is generated, into what, how. */
+static void
+note_setup(uint64_t size, size_t half, bool to_pipe)
+{
+	char amount[32] = "endless";
+	size_t pages = half / (size_t)sysconf(_SC_PAGESIZE);
+
+	if (!endless)
+		snprintf(amount, sizeof(amount), "%llu bytes", (unsigned long long)size);
+	note("%s of %s; %s %zu bytes (%zu page%s), halves of %zu; %s", amount,
+	    pattern_label(&pattern), to_pipe ? "pipe" : "buffer", half, pages,
+	    plural_s(pages), half, mode_label(to_pipe, half));
+}
+
+int
+main(int argc, char *argv[])
+{
+	uint64_t size;
+	bool size_given = false, to_pipe;
+	size_t half;
+
+	set_progname(argv);
+	size = parse_options(argc, argv, &size_given);
+	(void)tool_start(STD_FD(STDOUT_FILENO), COUNT_MOVED);
+	if (exit_status() != 0)
+		return exit_status();
+	half = output_half(&to_pipe);
+	if (half == 0)
+		return EXIT_ERROR;
 	if (!size_given)
 		size = 2 * (uint64_t)half;
 	if (!endless)
 		account_set_total(size);
 	status_pipes(-1, to_pipe ? STDOUT_FILENO : -1);
-
-	if (common.verbose) {
-		char amount[32] = "endless";
-		size_t pages = half / (size_t)sysconf(_SC_PAGESIZE);
-
-		if (!endless)
-			snprintf(amount, sizeof(amount), "%llu bytes", (unsigned long long)size);
-		note("%s of %s; %s %zu bytes (%zu page%s), halves of %zu; %s", amount,
-		    pattern_label(&pattern), to_pipe ? "pipe" : "buffer", half, pages,
-		    plural_s(pages), half, mode_label(to_pipe, half));
-	}
+	if (common.verbose)
+		note_setup(size, half, to_pipe);
 	(void)generate(size, half, to_pipe);
 	report_totals();
 	return exit_status();

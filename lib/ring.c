@@ -182,6 +182,21 @@ raise_fd_limit(size_t pipes)
 }
 
 /*
+ * What one pipe of the ring is counted at before any is made: --pipe-size,
+ * but no more than pipe-max-size, which is all an unprivileged user gets
+ * (the kernel may grant a privileged one more: then fewer pipes are made
+ * than counted).  Counted at what was asked, a --pipe-size past
+ * pipe-max-size would make too few pipes and leave the rest to the memfd.
+ */
+static size_t
+ring_pipe_bytes(const struct engine_opts *o)
+{
+	size_t max = (size_t)pipe_max_bytes();
+
+	return o->pipe_bytes && o->pipe_bytes < max ? o->pipe_bytes : max;
+}
+
+/*
  * The pipes of the ring, until they hold j->size, or pipe2(2) fails
  * (EMFILE: ulimit -n), or a pipe gets less than it asked for (the user's
  * pipe-user-pages-soft is spent); why they stopped short goes into
@@ -252,8 +267,7 @@ int
 ring_open(struct ring_job *j)
 {
 	struct ring *r = calloc(1, sizeof(*r));
-	size_t pipe_bytes = j->x.opts.pipe_bytes ? j->x.opts.pipe_bytes :
-	    (size_t)pipe_max_bytes();
+	size_t pipe_bytes = ring_pipe_bytes(&j->x.opts);
 	size_t want_pipes = (size_t)((j->size + pipe_bytes - 1) / pipe_bytes);
 	struct rlimit rl;
 	int memfd_err = 0;
@@ -469,20 +483,22 @@ slot_refused(const struct slot *s)
 	return !is_memfd_slot(s) && !ready_now(s->wr, POLLOUT);
 }
 
-/* splice(2) refused the input before its first byte: read(2) from now on. */
-static int
-input_refused(struct ring_job *j, int err)
+/*
+ * splice(2) refused a side before its first byte: read(2) or write(2) on
+ * that side from now on (*copying set), unless --strict.
+ */
+static enum step
+side_refused(struct ring_job *j, enum xfer_side side, int err, bool *copying)
 {
-	struct ring *r = j->ring;
-
 	if (j->x.opts.strict) {
 		j->x.refused = true;
-		return xfer_fail(&j->x, SIDE_INPUT, "splice", err);
+		return xfer_fail(&j->x, side, "splice", err), ST_FAILED;
 	}
 	if (j->x.opts.verbose > 1)
-		note("standard input: splice refused (%s), using read/write", strerror(err));
-	r->in_by_read = true;
-	return 0;
+		note("standard %s: splice refused (%s), using read/write",
+		    side == SIDE_INPUT ? "input" : "output", strerror(err));
+	*copying = true;
+	return ST_MOVED;
 }
 
 /* The input is a pipe, or goes into a pipe slot: splice(2) straight across. */
@@ -514,7 +530,7 @@ input_to_slot(struct ring_job *j, struct slot *s)
 		return ST_MOVED;
 	if (atomic_load_explicit(&taken_bytes, memory_order_relaxed) == 0 && !r->in_pipe &&
 	    err_is_refusal(errno))
-		return input_refused(j, errno) < 0 ? ST_FAILED : ST_MOVED;
+		return side_refused(j, SIDE_INPUT, errno, &r->in_by_read);
 	if (is_memfd_slot(s) && (errno == ENOMEM || errno == ENOSPC))
 		return xfer_fail(&j->x, SIDE_NONE, "splice into the memfd", errno), ST_FAILED;
 	return xfer_fail(&j->x, SIDE_INPUT, "splice", errno), ST_FAILED;
@@ -538,7 +554,7 @@ input_to_stage(struct ring_job *j)
 		if (n < 0 && errno != EINTR && errno != EAGAIN &&
 		    atomic_load_explicit(&taken_bytes, memory_order_relaxed) == 0 &&
 		    err_is_refusal(errno))
-			return input_refused(j, errno) < 0 ? ST_FAILED : ST_MOVED;
+			return side_refused(j, SIDE_INPUT, errno, &r->in_by_read);
 	} else {
 		size_t room;
 		char *buf = copy_buffer(&room);
@@ -624,21 +640,6 @@ output_request(const struct ring_job *j, size_t held)
 	return max && max < held ? max : held;
 }
 
-/* splice(2) refused the output before its first byte: write(2) from now on. */
-static int
-output_refused(struct ring_job *j, int err)
-{
-	struct ring *r = j->ring;
-
-	if (j->x.opts.strict) {
-		j->x.refused = true;
-		return xfer_fail(&j->x, SIDE_OUTPUT, "splice", err);
-	}
-	if (j->x.opts.verbose > 1)
-		note("standard output: splice refused (%s), using read/write", strerror(err));
-	r->out_by_write = true;
-	return 0;
-}
 
 /* An output error, after a call that moved nothing; refusals handled by the caller. */
 static enum step
@@ -676,7 +677,7 @@ stage_to_output(struct ring_job *j)
 		if (n < 0 && direct_io_dropped(j->x.out, errno))
 			return ST_MOVED;
 		if (n < 0 && j->x.moved == 0 && err_is_refusal(errno))
-			return output_refused(j, errno) < 0 ? ST_FAILED : ST_MOVED;
+			return side_refused(j, SIDE_OUTPUT, errno, &r->out_by_write);
 		if (n == 0)
 			errno = EIO;
 		return output_failed(j, "splice");
@@ -739,7 +740,7 @@ drain_step(struct ring_job *j)
 	if (n < 0 && direct_io_dropped(j->x.out, errno))
 		return ST_MOVED;
 	if (n < 0 && j->x.moved == 0 && !r->out_pipe && err_is_refusal(errno))
-		return output_refused(j, errno) < 0 ? ST_FAILED : ST_MOVED;
+		return side_refused(j, SIDE_OUTPUT, errno, &r->out_by_write);
 	if (n == 0)
 		errno = EIO;
 	return output_failed(j, "splice");

@@ -63,6 +63,16 @@ size_is() {
   [ "$(wc -c < "$1")" -eq "$2" ] || fail "$1 holds $(wc -c < "$1") bytes, expected $2"
 }
 
+# has_size FILE BYTES: FILE holds BYTES now.
+has_size() {
+  [ "$(wc -c < "$1")" -eq "$2" ]
+}
+
+# has_lines FILE N: FILE has N lines or more now.
+has_lines() {
+  [ "$(wc -l < "$1")" -ge "$2" ]
+}
+
 # ---- every byte, every shape ------------------------------------------------
 
 tcase b_seq_3g "vmsplice -p seq -s 3G | splice-buffer -m 256M | vmsplice-touser --verify seq"
@@ -212,19 +222,54 @@ b_m_sizes() {
   done
 }
 
+tcase b_pipe_size "--pipe-size past pipe-max-size or below the default: the ring counted by what pipes get (-v), no memfd, exact, --strict too"
+b_pipe_size() {
+  max=$(cat /proc/sys/fs/pipe-max-size)
+  page=$(getconf PAGESIZE)
+  # Asked past pipe-max-size, a pipe gets pipe-max-size: 8 of them hold
+  # 8 of it; a byte more takes a 9th pipe of a page; the note is said once.
+  seq_ref ref $((9 * max + 2))
+  for m in $((8 * max)):8:$((8 * max)) $((8 * max + 1)):9:$((8 * max + page)); do
+    ring=${m##*:} pipes=${m#*:} m=${m%%:*}
+    pipes=${pipes%:*}
+    for strict in "" --strict; do
+      # The reader waits for the producer: the ring fills to its edge.
+      through $((m + 1)) splice-buffer $strict -v -m "$m" --pipe-size $((64 * max)) 2> err
+      grep -q "asked for $((64 * max)) bytes, got $max: /proc/sys/fs/pipe-max-size" err ||
+        { cat err >&2; skip "this user's pipes may grow past pipe-max-size"; }
+      [ "$(grep -c -- "--pipe-size: asked for" err)" -eq 1 ] ||
+        { cat err >&2; fail "--pipe-size's note not said once"; }
+      mentions err "buffer: $ring bytes in $pipes pipes$"
+    done
+  done
+  # Below the default: 16 KiB pipes; 20 KiB, which the kernel rounds up to
+  # 8 pages (32 KiB).
+  for ps in 16K:16384 20K:32768; do
+    for strict in "" --strict; do
+      through $((MIB + 1)) splice-buffer $strict -v -m 1M --pipe-size "${ps%:*}" 2> err
+      mentions err "buffer: $MIB bytes in $((MIB / ${ps#*:})) pipes$"
+    done
+  done
+}
+
 # ---- what a buffer is for ----------------------------------------------------
 
 tcase b_burst "a 32 MiB producer before a -L 16M reader: done with most of it still to read"
 b_burst() {
-  # Without a buffer the producer ends when two pipes (2 MiB) are left to
-  # read; with one, when what the reader took in the producer's time is.
+  # The reader takes 8 MiB at 16 MiB/s, then waits for the producer to
+  # end: without a buffer it never would, two pipes (2 MiB) from the end.
   : > out
   { vmsplice -p seq -s 32M; wc -c < out > at_end; } | { run_status st splice-buffer -m 64M; } |
-    splice-cat -L 16M > out
+    {
+      splice-cat -L 16M --count 8M
+      wait_file at_end && : > was_first
+      splice-cat
+    } > out
   status 0 "$(cat st)" "splice-buffer -m 64M"
   cat out | vmsplice-touser --verify seq -c > n
   count_is n 33554432
-  [ "$(cat at_end)" -lt $((24 * MIB)) ] ||
+  [ -e was_first ] || fail "the producer of 32 MiB did not end while its reader had 8 MiB"
+  [ "$(cat at_end)" -le $((8 * MIB)) ] ||
     fail "the producer ended when the reader had $(cat at_end) of 33554432 bytes"
 }
 
@@ -245,69 +290,86 @@ tcase b_start_threshold "-P 50: nothing out before half full, again after it ran
 b_start_threshold() {
   seq_ref ref $((12 * MIB))
   mkfifo go1 go2 go3
-  # 6 MiB, then 4 more, then 1, then the last 1 and the end, each on a word.
+  # 6 MiB, then 2 more, then 1, then the last 3 and the end, each on a word.
   {
     splice-cat --count 6M ref
     read -r _ < go1
-    splice-cat --skip 6M --count 4M ref
+    splice-cat --skip 6M --count 2M ref
     read -r _ < go2
-    splice-cat --skip 10M --count 1M ref
+    splice-cat --skip 8M --count 1M ref
     read -r _ < go3
-    splice-cat --skip 11M ref
-  } | { run_status st splice-buffer -m 16M -P 50 -L 8M --interval 0.05 2> err; } |
+    splice-cat --skip 9M ref
+  } | { run_status st splice-buffer -m 16M -P 50 --interval 0.05 2> err; } |
     splice-cat > out &
   pid=$!
   BG="$BG $pid"
   wait_fill err 37
   size_is out 0
   echo > go1
-  # 10 of 16 MiB: out it goes, all of it; -L keeps the buffer from running
-  # empty before the 4 MiB are in (empty, it would wait for 50% again).
-  i=0
-  until [ "$(wc -c < out)" -eq $((10 * MIB)) ]; do
-    i=$((i + 1))
-    [ $i -le 600 ] || fail "-P 50 past 62%: $(wc -c < out) bytes out, not 10 MiB"
-    sleep 0.05
-  done
-  wait_text err ", 0% full$"
+  # 8 of 16 MiB, 50% with the last byte of them: out it goes, all of it,
+  # and nothing follows until the next word.
+  wait_until "-P 50 at 50%: $(wc -c < out) bytes out, not 8 MiB" has_size out $((8 * MIB))
   from=$(($(wc -l < err) + 1))
   echo > go2
   # Run empty, the buffer waits for 50% again: 1 MiB stays in.
   wait_fill err 6 "$from"
-  size_is out $((10 * MIB))
+  size_is out $((8 * MIB))
   echo > go3
   wait "$pid"
   status 0 "$(cat st)" "splice-buffer -P 50"
   same ref out
 }
 
+# fill_lines FILE FROM N: until FILE has N status lines from line FROM on,
+# at most 20 s; then prints their fill levels' highest.
+fill_lines() {
+  wait_until "no $3 status lines in $1 from line $2 on" has_lines "$1" $(($2 + $3 - 1))
+  fills "$1" "$2" | head -n "$3" | sort -n | tail -n 1
+}
+
 tcase b_resume_threshold "-p 25: once full, no input until drained to 25%; by default, input at once"
 b_resume_threshold() {
   seq_ref ref $((40 * MIB))
   for p in 25 100; do
-    rm -f err go
-    mkfifo go
+    rm -f err go1 go2 go3 took1
+    mkfifo go1 go2 go3
+    # The reader takes 10 MiB on the first word, 3 more on the second,
+    # the rest on the third; the pipe to it holds 1 MiB more at most.
     splice-cat ref | { run_status st splice-buffer -m 16M -p "$p" --interval 0.05 2> err; } |
-      { read -r _ < go; splice-cat -L 16M; } | vmsplice-touser --verify seq -c > n &
+      {
+        read -r _ < go1
+        splice-cat --count 10M
+        : > took1
+        read -r _ < go2
+        splice-cat --count 3M
+        read -r _ < go3
+        splice-cat
+      } | vmsplice-touser --verify seq -c > n &
     pid=$!
     BG="$BG $pid"
     wait_fill err 100
-    from=$(wc -l < err)
-    echo > go
+    echo > go1
+    wait_until "the reader never took 10 MiB" test -e took1
+    from=$(($(wc -l < err) + 1))
+    # 16 MiB less 10 to 11 out: 31 to 37% full.
+    if [ "$p" = 25 ]; then
+      # Above 25%, input waits: 5 lines (a quarter of a second) say so.
+      high=$(fill_lines err "$from" 5)
+      [ "$high" -le 37 ] || { tail -n +"$from" err >&2; fail "-p 25: refilled at $high% full"; }
+      from=$(($(wc -l < err) + 1))
+      echo > go2
+      # 16 less 13 to 14 MiB: below 25%, input again, until full (but
+      # for what the head pipe gave: the ring fills whole pipes, 1 MiB).
+      wait_fill err 90 "$from"
+    else
+      # Input again at once, until full, while the reader waits.
+      wait_fill err 90 "$from"
+      echo > go2
+    fi
+    echo > go3
     wait "$pid"
     status 0 "$(cat st)" "splice-buffer -p $p"
     count_is n 41943040
-    # The lowest level before the first rise, once the reader began.  The
-    # reader takes 1 MiB (6%) a call, a line comes every 0.8 MiB (5%): the
-    # last line before the refill shows at most 25% and one step.
-    low=$(fills err "$from" | awk 'NR > 1 && $1 > prev { exit } { prev = $1; if (NR == 1 || $1 < low) low = $1 } END { print low }')
-    echo "-p $p: lowest fill before refilling: $low%"
-    if [ "$p" = 25 ]; then
-      [ "$low" -le 32 ] || { tail -n +"$from" err >&2; fail "-p 25: refilled at $low% full"; }
-    else
-      # (A producer the load stalls lets it drain some: not below 25% and a step.)
-      [ "$low" -gt 32 ] || { cat err >&2; fail "-p 100: drained to $low% before refilling"; }
-    fi
   done
 }
 
@@ -315,13 +377,22 @@ b_resume_threshold() {
 
 tcase b_progress "--progress: each line ends with the rates in and out and the fill level"
 b_progress() {
-  vmsplice -p seq -s 8M | splice-buffer -m 8M -L 8M --interval 0.2 2> err |
-    vmsplice-touser --verify seq -c > n
+  # The reader waits for the producer's end and for 3 lines, one of them
+  # written since the end: the buffer holds all but the pipes' 2 MiB.
+  { vmsplice -p seq -s 8M; : > produced; } | splice-buffer -m 8M --interval 0.2 2> err |
+    {
+      wait_file produced || :
+      lines=$(wc -l < err)
+      wait_until "no status line after the producer's end" has_lines err $((lines + 1))
+      wait_until "fewer than 3 status lines" has_lines err 3
+      tail -n 1 err > at_end
+      vmsplice-touser --verify seq -c > n
+    }
   count_is n 8388608
   [ "$(grep -c -E ', in @ [0-9.]+ ([KMGT]i)?B/s, out @ [0-9.]+ ([KMGT]i)?B/s, [0-9]+% full$' err)" -ge 3 ] ||
     { cat err >&2; fail "fewer than 3 status lines with the buffer's fields"; }
-  # The producer is done at once: the buffer is full of it at first.
-  [ "$(fills err | head -n 1)" -ge 50 ] || { cat err >&2; fail "first line not half full"; }
+  # The producer is done at once: the buffer is full of it.
+  [ "$(fills at_end)" -ge 50 ] || { cat err >&2; fail "not half full once the producer ended"; }
   mentions err "^8388608 bytes .*, 0% full$"
   vmsplice -p seq -s 1M | splice-buffer --numeric 2> num > /dev/null
   [ "$(cat num)" = 1048576 ] || fail "--numeric: '$(cat num)'"
@@ -329,8 +400,10 @@ b_progress() {
 
 tcase b_usr1 "SIGUSR1 (3 times): a status line with the fill level each time, the bytes exact"
 b_usr1() {
-  mkfifo a b
-  vmsplice -p seq -s 24M > a &
+  mkfifo a b go
+  # The input ends only once the signals are answered.
+  { vmsplice -p seq -s 24M; read -r _ < go; } > a &
+  BG="$BG $!"
   splice-buffer -v -m 32M -L 12M < a > b 2> err &
   pid=$!
   BG="$BG $pid"
@@ -342,6 +415,7 @@ b_usr1() {
     kill -USR1 "$pid"
     wait_text err "% full$" "$i"
   done
+  echo > go
   wait "$pid" || fail "splice-buffer after SIGUSR1: status $?"
   wait "$vpid" || fail "vmsplice-touser --verify seq"
   count_is n 25165824
@@ -569,33 +643,6 @@ b_nonblock() {
     vmsplice-touser --verify seq -c > n
   status 0 "$(cat st)" "splice-buffer, O_NONBLOCK stdin and stdout"
   count_is n 67108864
-}
-
-tcase b_flags "stdin, stdout files opened O_DIRECT, O_APPEND, O_SYNC, O_NONBLOCK: the bytes cat gives"
-b_flags() {
-  wf=$(helper with-flags)
-  # Off every block boundary: O_DIRECT refuses an unaligned tail.
-  random_file in 3000001
-  flags="nonblock append sync"
-  if "$wf" 0=in:direct -- true 2> /dev/null; then
-    flags="$flags direct direct,sync direct,append"
-  else
-    echo "NOTE: O_DIRECT: this file system refuses it; not tested"
-  fi
-  for f in $flags; do
-    for sides in "$f none" "none $f" "$f $f"; do
-      fin=${sides% *} fout=${sides#* }
-      # splice(2) refuses an O_APPEND output: read/write, which --strict forbids.
-      case "${STRICT:-}:$fout" in ?*:*append*) continue ;; esac
-      : > want
-      case $fout in *append*) printf 'before' | tee want > out ;; *) rm -f out ;; esac
-      cat in >> want
-      run_status st timeout 10 "$wf" "0=in:$fin" "1=out:$fout" -- splice-buffer -m 1M 2> err
-      [ "$(cat st)" -ne 124 ] || fail "splice-buffer, stdin $fin, stdout $fout: hung"
-      status 0 "$(cat st)" "splice-buffer, stdin $fin, stdout $fout"
-      cmp want out || fail "splice-buffer, stdin $fin, stdout $fout: not the bytes cat gives"
-    done
-  done
 }
 
 tcase b_punch "the memfd's regions are punched once spliced: exact behind a reader that passes pages on; unpunched, wrong"

@@ -1127,7 +1127,8 @@ e_flags_std_files() {
   for f in $flags; do
     for sides in "$f none" "none $f" "$f $f"; do
       fin=${sides% *} fout=${sides#* }
-      for cmd in "splice-cat" "splice-cat -A" "splice-cat - -" "splice-tee" "splice-tee copy"; do
+      for cmd in "splice-cat" "splice-cat -A" "splice-cat - -" "splice-tee" "splice-tee copy" \
+        "splice-buffer -m 256K"; do
         # Fallbacks, which --strict forbids: -A reads and writes, tee(2)
         # needs pipes, splice(2) refuses an O_APPEND output.
         if [ -n "${STRICT:-}" ]; then
