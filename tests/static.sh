@@ -132,4 +132,20 @@ t_columns() {
   fi
 }
 
+tcase t_main_length "every tool's main() is at most 80 lines: options, then one function per phase"
+t_main_length() {
+  need_source lib
+  for f in "$SRC"/*.c; do
+    awk -v f="${f##*/}" '/^main\(/ { start = NR }
+      start && /^}/ { if (NR - start + 1 > 80) print f ": main() is " NR - start + 1 " lines"
+        start = 0 }' "$f"
+  done > long
+  [ "$(grep -c '^main(' "$SRC"/*.c | awk -F: '{ n += $2 } END { print n }')" -ge 8 ] ||
+    fail "fewer than 8 tools' main() found"
+  if [ -s long ]; then
+    cat long >&2
+    fail "$(wc -l < long) main() over 80 lines"
+  fi
+}
+
 run_area "$@"
