@@ -494,15 +494,22 @@ b_resize() {
   done
 }
 
+# injected_exact SPEC BYTES TEXT: BYTES of seq through splice-buffer -v -m 16M
+# with strace's fault SPEC: exit 0, every byte verified, -v says TEXT.
+injected_exact() {
+  vmsplice -p seq -s "$2" | { run_status st inject "$1" splice-buffer -v -m 16M 2> err; } |
+    vmsplice-touser --verify seq -c > n
+  status 0 "$(cat st)" "splice-buffer, $1"
+  count_is n "$2"
+  mentions err "$3"
+}
+
 tcase b_emfile "pipe2 EMFILE from the 3rd call, ulimit -n 16: the rest a memfd, exact; -v says why"
 b_emfile() {
   need strace
   needs_fallback
-  vmsplice -p seq -s 64M | { run_status st inject pipe2:EMFILE:3+ splice-buffer -v -m 16M 2> err; } |
-    vmsplice-touser --verify seq -c > n
-  status 0 "$(cat st)" "splice-buffer, EMFILE from the 3rd pipe2"
-  count_is n 67108864
-  mentions err "buffer: 2097152 bytes in 2 pipes (pipe2: Too many open files), 14680064 bytes in a memfd"
+  injected_exact pipe2:EMFILE:3+ 67108864 \
+    "buffer: 2097152 bytes in 2 pipes (pipe2: Too many open files), 14680064 bytes in a memfd"
   # All of it in the buffer, most in the memfd, while the reader waits.
   { vmsplice -p seq -s 24M; : > produced; } |
     { run_status st sh -c 'ulimit -n 16 && exec splice-buffer -v -m 32M' 2> err; } |
@@ -536,11 +543,7 @@ tcase b_enomem "ENOMEM: from pipe2 (the memfd part), from memfd_create (pipes en
 b_enomem() {
   need strace
   needs_fallback
-  vmsplice -p seq -s 32M | { run_status st inject pipe2:ENOMEM:5+ splice-buffer -v -m 16M 2> err; } |
-    vmsplice-touser --verify seq -c > n
-  status 0 "$(cat st)" "splice-buffer, ENOMEM from the 5th pipe2"
-  count_is n 33554432
-  mentions err "(pipe2: Cannot allocate memory), [0-9]* bytes in a memfd"
+  injected_exact pipe2:ENOMEM:5+ 33554432 "(pipe2: Cannot allocate memory), [0-9]* bytes in a memfd"
   vmsplice -p seq -s 32M | { run_status st inject memfd_create:ENOMEM splice-buffer -m 16M; } |
     vmsplice-touser --verify seq -c > n
   status 0 "$(cat st)" "splice-buffer, ENOMEM from memfd_create, pipes enough"
