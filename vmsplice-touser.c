@@ -438,7 +438,7 @@ report_result(const struct touser_job *job, struct dumper *dumper, uint64_t tota
 int
 main(int argc, char *argv[])
 {
-	struct touser_job job = {
+	static struct touser_job job = {
 		.pattern = { .kind = PAT_ZERO }, .chunk_bytes = DEFAULT_PIPE_BYTES,
 		.size = TO_EOF, .compare = { .fd = -1 },
 	};
