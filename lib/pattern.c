@@ -52,6 +52,8 @@ text_parse(const char *opt, const char *arg, const char *text, struct pattern *p
 		warn_errno("malloc");
 		exit(EXIT_ERROR);
 	}
+	/* Held by *p from the start: a usage error below leaks nothing. */
+	p->text = out;
 	while (*text) {
 		const char *letter;
 		unsigned int value = 0;
