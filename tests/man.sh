@@ -65,7 +65,7 @@ t_help_width() {
 # rendered PAGE: the page as man(1) shows it on an 80-column terminal, as
 # plain text, in "page.txt"; characters, not bytes, are counted after it.
 rendered() {
-  MANWIDTH=80 MAN_KEEP_FORMATTING= man -l "$1" 2> /dev/null | col -bx > page.txt ||
+  MANWIDTH=80 MAN_KEEP_FORMATTING='' man -l "$1" 2> /dev/null | col -bx > page.txt ||
     fail "man -l $1"
   [ -s page.txt ] || fail "man -l $1: nothing rendered"
 }

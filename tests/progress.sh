@@ -64,8 +64,8 @@ t_width() {
   [ "$(wc -l < lines)" -ge 4 ] || { cat -v raw >&2; fail "fewer than 4 lines drawn"; }
   awk 'length > 79' lines > long
   [ ! -s long ] || { cat long >&2; fail "a status line wider than 79 columns"; }
-  grep -v ', [0-9]*%, ETA [0-9]:[0-9][0-9]:[0-9][0-9]$' lines > cut || :
-  [ ! -s cut ] || { cat cut >&2; fail "a status line without its percent and ETA"; }
+  grep -v ', [0-9]*%, ETA [0-9]:[0-9][0-9]:[0-9][0-9]$' lines > without_eta || :
+  [ ! -s without_eta ] || { cat without_eta >&2; fail "a status line without its percent and ETA"; }
   mentions lines "^copy of f: 3000000 bytes copied, .*, 100%, ETA 0:00:00$"
   # A terminal that does not say its size: $COLUMNS, else 80.
   TERM=xterm COLUMNS=50 "$pty" -s 0x0 -o raw -- \

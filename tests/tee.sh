@@ -524,10 +524,10 @@ t_pipe_requests() {
 }
 
 # idle_until_done: a writer that sends nothing and stays open until the
-# file "done" exists (at most 20 s): an input that never ends by itself.
+# file idle.done exists (at most 20 s): an input that never ends by itself.
 idle_until_done() {
   _i=0
-  while [ ! -e done ] && [ $_i -lt 200 ]; do
+  while [ ! -e idle.done ] && [ $_i -lt 200 ]; do
     sleep 0.1
     _i=$((_i + 1))
   done
@@ -537,20 +537,20 @@ tcase t_p_idle_reader_gone "-p, input idle, every pipe output's reader gone: exi
 t_p_idle_reader_gone() {
   mkfifo fifo
   for opts in "-p" "--output-error=exit-nopipe" "-p fifo"; do
-    rm -f done
-    [ "$opts" != "-p fifo" ] || { timeout 20 head -c 0 fifo & bg=$!; }
+    rm -f idle.done
+    [ "$opts" != "-p fifo" ] || { timeout 20 head -c 0 fifo & }
     # shellcheck disable=SC2086 # the options are words
-    idle_until_done | { run_status st timeout 10 splice-tee $opts 2> err; touch done; } | :
+    idle_until_done | { run_status st timeout 10 splice-tee $opts 2> err; touch idle.done; } | :
     status 0 "$(cat st)" "splice-tee $opts, input idle, reader gone"
     [ ! -s err ] || { cat err >&2; fail "splice-tee $opts printed a message"; }
   done
   wait
   # An output that is still there (a file) keeps it going, as tee: "b",
   # sent once the reader has gone, reaches f.
-  rm -f done
+  rm -f idle.done
   { printf a; idle_until_done; printf b; } |
     { run_status st timeout 10 splice-tee -p f 2> err; } |
-    { head -c 1 > o; exec 0<&-; touch done; }
+    { head -c 1 > o; exec 0<&-; touch idle.done; }
   status 0 "$(cat st)" "splice-tee -p f, the reader gone"
   printf ab > exp
   same exp f
