@@ -428,7 +428,7 @@ t_ending_signals_net() {
 tcase t_ending_signals_bench "SIGINT, SIGTERM: splice-bench ends its workers, last line, 128+N"
 t_ending_signals_bench() {
   for sig in INT TERM; do
-    $SIGNALS_BACK splice-bench -c pipe-rw-64k -s 1G -r 3 --progress > /dev/null 2> err &
+    $SIGNALS_BACK splice-bench -c pipe-rw-64k -s 1T -r 3 --progress > /dev/null 2> err &
     pid=$!
     wait_watcher $pid
     # The first run's workers, once the reference data is made.
