@@ -226,16 +226,19 @@ t_size_option() {
 
 tcase t_fill "fill levels: a slow reader shows out near 100%, a slow writer in near 0%"
 t_fill() {
-  # The stage after is slow: the pipes fill up behind it.
-  vmsplice -s 16M --interval 0.25 --name gen 2> gerr |
-    splice-cat --interval 0.25 --name cat 2> cerr | splice-cat -L 6M > /dev/null
+  # The stage after is slow: the pipes fill up behind it.  -L takes a
+  # sixteenth of its rate per call, here every 62.5 ms: an interval that is
+  # a multiple of that can sample every time just after a call, before the
+  # writer refills, so the interval is 0.3 s, which drifts past it.
+  vmsplice -s 16M --interval 0.3 --name gen 2> gerr |
+    splice-cat --interval 0.3 --name cat 2> cerr | splice-cat -L 6M > /dev/null
   [ "$(lines_with gerr ", out \(9[0-9]\|100\)%, ")" -ge 3 ] ||
     { cat gerr >&2; fail "vmsplice, slow reader: out not near 100%"; }
   [ "$(lines_with cerr ", in \(9[0-9]\|100\)% out \(9[0-9]\|100\)%$")" -ge 3 ] ||
     { cat cerr >&2; fail "splice-cat, slow reader: in and out not near 100%"; }
   # The stage before is slow: the pipes stay empty.
-  vmsplice -s 4M -L 4M -p seq | splice-cat --interval 0.25 2> cerr |
-    vmsplice-touser --verify seq --interval 0.25 2> verr
+  vmsplice -s 6M -L 4M -p seq | splice-cat --interval 0.3 2> cerr |
+    vmsplice-touser --verify seq --interval 0.3 2> verr
   [ "$(lines_with cerr ", in [0-9]% out [0-9]%$")" -ge 3 ] ||
     { cat cerr >&2; fail "splice-cat, slow writer: in and out not near 0%"; }
   [ "$(lines_with verr ", in [0-9]%$")" -ge 3 ] ||
