@@ -20,21 +20,24 @@
  *   skip.c        skip_input(): --skip by offset or by read  -> xfer, fd
  *   catfmt.c      cat's -n -b -s -E -T -v, through user space -> xfer, account, fd
  *   account.c     bytes per method, -v totals, rate limit    -> clock, msg
- *   progress.c    tool_start(), --progress, the signals      -> account, term, fd, clock, msg
+ *   progress.c    tool_start(), --progress, the signals      -> status_line, account, term, fd,
+ *                                                               clock, msg
+ *   status_line.c a status line's text, fitted to the width  -> fd
  *   term.c        stderr: bounded waits, a terminal's rows   -> clock
  *   addr.c        HOST:PORT, ports, --allow nets, -4 -6 -n   (libc only)
  *   tcp.c         connect, listen, accept, reset             -> addr, progress, term, fd,
  *                                                               clock, msg
  *   duplex.c      duplex_run(): to a socket and back at once -> xfer, account, fd, clock, msg
- *   ring.c        ring_run(): a buffer of pipes and a memfd  -> xfer, progress, account, fd,
- *                                                               clock, msg
+ *   ring.c        ring_open(): a buffer of pipes and a memfd -> xfer, status_line, account, fd, mem
+ *   ring_step.c   one call in or out of the ring             -> ring, xfer, fd, msg, mem
+ *   ring_run.c    ring_run(): the loop of poll(2) and steps  -> ring_step, ring, xfer, fd, clock
  *   tee_pipes.c   tee_open(): the tee engine's pipes         -> fd, msg
  *   tee.c         tee_fd(): tee(2) to many outputs           -> tee_pipes, xfer, account, fd,
  *                                                               msg
  *   pattern.c     the patterns vmsplice writes               -> msg
  *   vmsplice_io.c vmsplice(2) in and out of a pipe           -> account, fd
  *   clock.c       monotonic seconds, sleeping, timed locks   (libc only)
- *   mem.c         aligned anonymous memory, huge pages       (libc only)
+ *   mem.c         aligned anonymous memory, rounding to pages (libc only)
  */
 #ifndef SPLICE_TOOLS_SPLICE_H
 #define SPLICE_TOOLS_SPLICE_H
@@ -653,6 +656,16 @@ struct ring_job {
  * way.
  */
 int ring_open(struct ring_job *j);
+/* Closes the ring's pipes and memfd, frees it. */
+void ring_close(struct ring_job *j);
+/*
+ * The status line's group (status_group_add()): "in @ R/s, out @ R/s, N%
+ * full", the rates since the last line.  arg is unused.
+ */
+size_t ring_status_text(char *buf, size_t size, void *arg);
+
+/* ---- the buffer engine's loop: lib/ring_run.c --------------------------- */
+
 /*
  * After ring_open(): moves j->x.in to j->x.out through the buffer until
  * end of input and every byte delivered; input as fast as it comes while
@@ -665,13 +678,6 @@ int ring_open(struct ring_job *j);
  * -1 with j->x's err, side, call, refused set; prints nothing but -v notes.
  */
 int ring_run(struct ring_job *j);
-/* Closes the ring's pipes and memfd, frees it. */
-void ring_close(struct ring_job *j);
-/*
- * The status line's group (status_group_add()): "in @ R/s, out @ R/s, N%
- * full", the rates since the last line.  arg is unused.
- */
-size_t ring_status_text(char *buf, size_t size, void *arg);
 
 /* ---- the tee engine's pipes: lib/tee_pipes.c ---------------------------- */
 
@@ -852,5 +858,7 @@ double now_seconds(void);
  * bytes).  munmap(2) gives it back.
  */
 void *map_region(size_t size, bool huge);
+/* n rounded up to a whole number of units: pages, huge pages, punched regions. */
+size_t round_up(size_t n, size_t unit);
 
 #endif

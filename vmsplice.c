@@ -86,12 +86,6 @@ help(void)
 	    COMMON_HELP, progname);
 }
 
-static size_t
-round_up(size_t n, size_t unit)
-{
-	return (n + unit - 1) / unit * unit;
-}
-
 /* Bytes still to write, capped at limit; with -s inf, no end. */
 static size_t
 next_bytes(uint64_t size, uint64_t done, size_t limit)

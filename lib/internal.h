@@ -122,8 +122,28 @@ void report_methods(void);
 /* Seconds since account_reset() or restart_rate_clock(). */
 double elapsed_seconds(void);
 
-/* ---- --progress and the signals that end or query a tool: lib/progress.c -- */
+/* ---- the text of a --progress status line: lib/status_line.c ------------ */
 
+/* The groups a tool may add to its status line (status_group_add()). */
+#define STATUS_GROUPS_MAX 4
+
+/* What a status line shows beside the counts: lib/progress.c's settings. */
+struct status_look {
+	const char *name;	/* --name: what starts the line, or NULL */
+	int fill_in, fill_out;	/* pipes whose fill level shows, or -1 */
+	const struct status_group *groups;	/* the tool's own groups */
+	size_t ngroups;
+};
+
+/*
+ * The status line: "[NAME: ]N bytes (SI, IEC) copied, T s, R/s, avg A/s"
+ * then, where they apply, ", in N% out N%", the tool's own groups, and
+ * when the total is known ", P%, ETA H:MM:SS": dd's first part, pv's
+ * rates and estimate.  Rates in powers of 1024 (KiB/s, MiB/s), the units
+ * of -L and -v.  Fitted to width columns when width > 0.  Returns its length.
+ */
+size_t status_line_format(char *line, size_t size, const struct status_look *look, uint64_t bytes,
+    uint64_t total, double secs, double rate_now, double rate_recent, size_t width);
 /* A size or rate as the status line prints it: "1.1 GiB", "977 KiB", "512 B". */
 void progress_size_text(char *buf, size_t size, double bytes);
 
@@ -159,6 +179,84 @@ void term_end(void);
  * SIGPIPE where it is not ignored or handled; lib/tcp.c's calls it too.
  */
 void term_dying(void);
+
+/* ---- the buffer engine's ring, how full it is: lib/ring.c --------------- */
+
+/*
+ * The memfd is punched in whole 2 MiB units, 2 MiB-aligned: where shmem
+ * uses huge pages, punching part of one would zero it in place, under the
+ * reader that holds it.
+ */
+#define PUNCH_UNIT HUGE_PAGE_BYTES
+
+/* One stage of the ring: a pipe, or a region of the memfd. */
+struct slot {
+	int rd, wr;		/* the pipe's ends; -1: a region of the memfd */
+	size_t cap;		/* bytes it holds at most */
+	size_t held;		/* bytes in it now */
+	bool full;		/* it took no more: a pipe counts buffers, not bytes */
+	off_t base;		/* memfd: where the region starts */
+	size_t filled;		/* memfd: bytes written from base on */
+	size_t drained;		/* memfd: bytes spliced out from base on */
+	size_t punched;		/* memfd: bytes from base on that are holes again */
+};
+
+/* A pipe of the engine's between a side that is not a pipe and the ring. */
+struct stage {
+	int fd[2];		/* -1 when that side is a pipe */
+	size_t cap;
+	size_t held;
+};
+
+struct ring {
+	struct slot *slots;
+	size_t nslots, npipes;
+	size_t head, tail;	/* output drains slots[head], input fills slots[tail] */
+	int memfd;
+	uint64_t pipe_bytes, memfd_bytes, capacity;
+	struct stage in_stage;	/* a side that is not a pipe to the memfd, or read(2) */
+	struct stage out_stage;	/* the memfd to a side that is not a pipe, or write(2) */
+	bool in_pipe, out_pipe;
+	bool in_waits, out_waits;	/* polled before each call: a socket, a terminal */
+	bool in_ready, out_ready;	/* poll(2) said so, and no call since */
+	bool in_by_read, out_by_write;	/* splice(2) refused: the copying path */
+	bool in_eof;
+	bool in_held;		/* -p: input waits for the buffer to drain */
+	bool out_held;		/* -P: output waits for the buffer to fill */
+	long in_capacity;	/* of an input pipe, read again every 16 calls */
+	unsigned int in_calls;
+	double rate_origin;	/* -L: when output started, < 0 before */
+};
+
+
+/* What one step of a side came to. */
+enum step { ST_MOVED, ST_WAIT, ST_BLOCKED, ST_END, ST_FAILED };
+
+/* Bytes the ring holds now: taken from the input and not yet delivered. */
+uint64_t ring_buffered(void);
+/* Bytes taken from the input since ring_open(). */
+uint64_t ring_taken(void);
+/* n bytes came in from the input. */
+void ring_took(uint64_t n);
+/* n bytes went out to the output, moved by m: j->x.moved and the -v totals count them. */
+void ring_delivered(struct ring_job *j, uint64_t n, enum xfer_method m);
+
+/* ---- one step of the buffer engine's sides: lib/ring_step.c ------------- */
+
+/* The tail takes more, or the slot after it is free: input has somewhere to go. */
+bool ring_has_room(const struct ring *r);
+/* One call's worth of input into the ring. */
+enum step ring_fill_step(struct ring_job *j);
+/* One call's worth of output from the ring. */
+enum step ring_drain_step(struct ring_job *j);
+/*
+ * Nothing is buffered and the reader keeps up: the input pipe straight
+ * into the output pipe, one splice(2) instead of two through the ring.
+ * ST_BLOCKED when that cannot be: a side is not a pipe, -P or -L holds
+ * output, the buffer holds bytes, or the output pipe is full (then the
+ * ring takes the input).
+ */
+enum step ring_cut_through(struct ring_job *j);
 
 /* ---- the tee engine's pipes: lib/tee_pipes.c ---------------------------- */
 

@@ -1,6 +1,6 @@
 /*
- * mem.c: fresh anonymous memory, 2 MiB-aligned for huge pages on request.
- * See splice.h.
+ * mem.c: fresh anonymous memory, 2 MiB-aligned for huge pages on request,
+ * and sizes rounded up to whole pages or units.  See splice.h.
  */
 #include <stdint.h>
 #include <sys/mman.h>
@@ -27,4 +27,10 @@ map_region(size_t size, bool huge)
 	/* Where THP is off, 4 KiB pages: slower, the same bytes. */
 	(void)madvise(start, size, MADV_HUGEPAGE);
 	return start;
+}
+
+size_t
+round_up(size_t n, size_t unit)
+{
+	return (n + unit - 1) / unit * unit;
 }
