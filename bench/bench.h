@@ -8,7 +8,7 @@
  *
  *   splice-bench.c   --help, the table, main()
  *   bench/pipe.c     write(2) or vmsplice(2) into a pipe; read(2) or splice(2)
- *                    out of it; the middles that tee(2) or copy
+ *                    out of it; the middles that tee(2) or copy; a stage's pipe
  *   bench/file.c     the input file into a pipe; file to file
  *   bench/tcp.c      into loopback TCP from the file or a pipe; the receivers
  *   bench/runner.c   wire() by topology, one run, one case, the default table

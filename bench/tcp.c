@@ -215,23 +215,6 @@ get_tcp(struct stage *s)
 	return get_read_check(s);
 }
 
-/* Reads exactly n bytes of pipe fd into buf. */
-static int
-read_held(int fd, unsigned char *buf, size_t n)
-{
-	while (n > 0) {
-		ssize_t m = read(fd, buf, n);
-
-		if (m < 0 && errno == EINTR)
-			continue;
-		if (m <= 0)
-			return -1;
-		buf += m;
-		n -= (size_t)m;
-	}
-	return 0;
-}
-
 /*
  * What splice-fromnet does with an output that is not a pipe: socket ->
  * pipe of its own -> output, each splice(2) asking for the whole pipe.
@@ -259,16 +242,21 @@ get_tcp_pipe(struct stage *s)
 			return fail_call(s, "splice from the socket");
 		if (n == 0)
 			break;
-		if (s->check) {
-			if (read_held(p[0], buf, (size_t)n) < 0)
-				return fail_call(s, "read");
-			if (check_bytes(s, &got, buf, (size_t)n) < 0)
+		if (!s->check) {
+			if (pass_held(s, p[0], s->d->devnull, NULL, (size_t)n,
+			    "splice to /dev/null", &got) < 0)
 				return -1;
 			continue;
 		}
-		if (pass_held(s, p[0], s->d->devnull, NULL, (size_t)n, "splice to /dev/null",
-		    &got) < 0)
-			return -1;
+		while (n > 0) {
+			ssize_t m = read_retry(p[0], buf, (size_t)n);
+
+			if (m <= 0)
+				return fail_call(s, "read");
+			if (check_bytes(s, &got, buf, (size_t)m) < 0)
+				return -1;
+			n -= m;
+		}
 	}
 	free(buf);
 	return check_count(s, got);
