@@ -8,7 +8,7 @@
  *
  *   splice-bench.c   --help, the table, main()
  *   bench/pipe.c     write(2) or vmsplice(2) into a pipe; read(2) or splice(2)
- *                    out of it; the middles that tee(2) or copy
+ *                    out of it; the middles that tee(2) or copy; a stage's pipe
  *   bench/file.c     the input file into a pipe; file to file
  *   bench/tcp.c      into loopback TCP from the file or a pipe; the receivers
  *   bench/runner.c   wire() by topology, one run, one case, the default table
@@ -153,8 +153,26 @@ int check_output_file(const struct stage *s);
 /* bench/pipe.c */
 stage_fn put_write, put_vmsplice, get_read_check, get_read_null, get_splice_null;
 stage_fn mid_tee, mid_copy;
+/* A pipe of s->cap bytes of the stage's own, as the tools make; 0, or -1 said. */
+int stage_pipe(const struct stage *s, int p[2]);
+/*
+ * Splices the n bytes that pipe `from` holds on to `to` (at *off unless off
+ * is NULL), EINTR retried, adding each call's bytes to *moved unless moved
+ * is NULL; 0, or -1 said as call.
+ */
+int pass_held(const struct stage *s, int from, int to, loff_t *off, size_t n, const char *call,
+    uint64_t *moved);
 /* bench/file.c */
 stage_fn put_file_splice, put_file_rw, copy_splice, copy_range, copy_rw;
+/* One call of a file method: at most len bytes of file fd from *off on, which it advances. */
+typedef ssize_t piece_fn(struct stage *s, int fd, loff_t *off, size_t len, void *arg);
+/*
+ * Moves s->bytes of file fd by fn (given arg), at most limit bytes a call,
+ * passing over the file again from its start when a run is longer
+ * (file_piece()); EINTR retried; 0, or -1 said as call.
+ */
+int file_pieces(struct stage *s, int fd, size_t limit, piece_fn *fn, void *arg,
+    const char *call);
 /* bench/tcp.c */
 stage_fn put_tcp_rw, put_tcp_sendfile, put_tcp_splice, put_tcp_mmap, mid_tcp_splice;
 stage_fn get_tcp, get_tcp_pipe;

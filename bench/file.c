@@ -14,20 +14,80 @@
 #include "bench.h"
 
 int
-put_file_splice(struct stage *s)
+file_pieces(struct stage *s, int fd, size_t limit, piece_fn *fn, void *arg, const char *call)
 {
-	uint64_t sent = 0;
+	uint64_t done = 0;
 	loff_t off = 0;
 
-	while (sent < s->bytes) {
-		size_t len = file_piece(s, sent, &off, s->cap);
-		ssize_t n = splice(s->d->file_fd, &off, s->out, NULL, len, 0);
+	while (done < s->bytes) {
+		size_t len = file_piece(s, done, &off, limit);
+		ssize_t n = fn(s, fd, &off, len, arg);
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
-			return fail_call(s, "splice");
-		sent += (uint64_t)n;
+			return fail_call(s, call);
+		done += (uint64_t)n;
+	}
+	return 0;
+}
+
+static ssize_t
+splice_piece(struct stage *s, int fd, loff_t *off, size_t len, void *unused)
+{
+	(void)unused;
+	return splice(fd, off, s->out, NULL, len, 0);
+}
+
+int
+put_file_splice(struct stage *s)
+{
+	return file_pieces(s, s->d->file_fd, s->cap, splice_piece, NULL, "splice");
+}
+
+/* pwrite(2) of all n bytes at off; 0, or -1 with errno. */
+static int
+pwrite_all(int fd, const unsigned char *buf, size_t n, loff_t off)
+{
+	while (n > 0) {
+		ssize_t m = pwrite(fd, buf, n, off);
+
+		if (m < 0 && errno == EINTR)
+			continue;
+		if (m <= 0)
+			return -1;
+		buf += m;
+		n -= (size_t)m;
+		off += m;
+	}
+	return 0;
+}
+
+/*
+ * The file in, a piece a call, into s->out by read(2) and write(2): at the
+ * same offset with in_place (a copy rewrites its output each pass), else
+ * where s->out is (a pipe, a socket).
+ */
+static int
+rw_pieces(struct stage *s, int in, bool in_place)
+{
+	static unsigned char buf[RW_BUFFER_BYTES];
+	uint64_t done = 0;
+	loff_t off = 0;
+
+	while (done < s->bytes) {
+		size_t len = file_piece(s, done, &off, sizeof(buf));
+		ssize_t n = pread(in, buf, len, off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return fail_call(s, "read");
+		if ((in_place ? pwrite_all(s->out, buf, (size_t)n, off) :
+		    write_all(s->out, buf, (size_t)n)) < 0)
+			return fail_call(s, "write");
+		done += (uint64_t)n;
+		off += n;
 	}
 	return 0;
 }
@@ -35,24 +95,7 @@ put_file_splice(struct stage *s)
 int
 put_file_rw(struct stage *s)
 {
-	static unsigned char buf[RW_BUFFER_BYTES];
-	uint64_t sent = 0;
-	loff_t off = 0;
-
-	while (sent < s->bytes) {
-		size_t len = file_piece(s, sent, &off, sizeof(buf));
-		ssize_t n = pread(s->d->file_fd, buf, len, off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return fail_call(s, "read");
-		if (write_all(s->out, buf, (size_t)n) < 0)
-			return fail_call(s, "write");
-		sent += (uint64_t)n;
-		off += n;
-	}
-	return 0;
+	return rw_pieces(s, s->d->file_fd, false);
 }
 
 int
@@ -62,8 +105,8 @@ copy_splice(struct stage *s)
 	uint64_t done = 0;
 	loff_t in_off = 0, out_off;
 
-	if (pipe(p) < 0 || fcntl(p[1], F_SETPIPE_SZ, (int)s->cap) < 0)
-		return fail_call(s, "pipe");
+	if (stage_pipe(s, p) < 0)
+		return -1;
 	while (done < s->bytes) {
 		size_t len = file_piece(s, done, &in_off, s->cap);
 		ssize_t n;
@@ -74,67 +117,30 @@ copy_splice(struct stage *s)
 			continue;
 		if (n <= 0)
 			return fail_call(s, "splice from the file");
-		while (n > 0) {
-			ssize_t m = splice(p[0], NULL, s->out, &out_off, (size_t)n, 0);
-
-			if (m < 0 && errno == EINTR)
-				continue;
-			if (m <= 0)
-				return fail_call(s, "splice to the file");
-			n -= m;
-			done += (uint64_t)m;
-		}
+		if (pass_held(s, p[0], s->out, &out_off, (size_t)n, "splice to the file",
+		    &done) < 0)
+			return -1;
 	}
 	return 0;
+}
+
+static ssize_t
+copy_range_piece(struct stage *s, int fd, loff_t *off, size_t len, void *unused)
+{
+	loff_t out_off = *off;	/* each pass over the input rewrites the copy */
+
+	(void)unused;
+	return copy_file_range(fd, off, s->out, &out_off, len, 0);
 }
 
 int
 copy_range(struct stage *s)
 {
-	uint64_t done = 0;
-	loff_t in_off = 0, out_off;
-
-	while (done < s->bytes) {
-		size_t len = file_piece(s, done, &in_off, SIZE_MAX);
-		ssize_t n;
-
-		out_off = in_off;	/* each pass over the input rewrites the copy */
-		n = copy_file_range(s->in, &in_off, s->out, &out_off, len, 0);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return fail_call(s, "copy_file_range");
-		done += (uint64_t)n;
-	}
-	return 0;
+	return file_pieces(s, s->in, SIZE_MAX, copy_range_piece, NULL, "copy_file_range");
 }
 
 int
 copy_rw(struct stage *s)
 {
-	static unsigned char buf[RW_BUFFER_BYTES];
-	uint64_t done = 0;
-	loff_t off = 0;
-
-	while (done < s->bytes) {
-		size_t len = file_piece(s, done, &off, sizeof(buf));
-		ssize_t n = pread(s->in, buf, len, off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return fail_call(s, "read");
-		for (ssize_t w = 0; w < n; ) {
-			ssize_t m = pwrite(s->out, buf + w, (size_t)(n - w), off + w);
-
-			if (m < 0 && errno == EINTR)
-				continue;
-			if (m <= 0)
-				return fail_call(s, "write");
-			w += m;
-		}
-		done += (uint64_t)n;
-		off += n;
-	}
-	return 0;
+	return rw_pieces(s, s->in, true);
 }

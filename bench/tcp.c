@@ -71,27 +71,20 @@ put_tcp_rw(struct stage *s)
 	return put_file_rw(s);
 }
 
+static ssize_t
+sendfile_piece(struct stage *s, int fd, loff_t *off, size_t len, void *unused)
+{
+	(void)unused;
+	return sendfile(s->out, fd, off, len);
+}
+
 int
 put_tcp_sendfile(struct stage *s)
 {
-	size_t call_bytes = s->req ? s->req : SENDFILE_CALL_BYTES;
-	uint64_t sent = 0;
-	loff_t off = 0;
-	int sock = tcp_dial(s);
-
-	if (sock < 0)
+	if ((s->out = tcp_dial(s)) < 0)
 		return -1;
-	while (sent < s->bytes) {
-		size_t len = file_piece(s, sent, &off, call_bytes);
-		ssize_t n = sendfile(sock, s->d->file_fd, &off, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return fail_call(s, "sendfile");
-		sent += (uint64_t)n;
-	}
-	return 0;
+	return file_pieces(s, s->d->file_fd, s->req ? s->req : SENDFILE_CALL_BYTES,
+	    sendfile_piece, NULL, "sendfile");
 }
 
 /* Splices n bytes, which pipe `from` holds, into sock, request_bytes() a call. */
@@ -122,8 +115,8 @@ put_tcp_splice(struct stage *s)
 
 	if (sock < 0)
 		return -1;
-	if (pipe(p) < 0 || fcntl(p[1], F_SETPIPE_SZ, (int)s->cap) < 0)
-		return fail_call(s, "pipe");
+	if (stage_pipe(s, p) < 0)
+		return -1;
 	while (sent < s->bytes) {
 		size_t len = file_piece(s, sent, &off, s->cap);
 		ssize_t n = splice(s->d->file_fd, &off, p[1], NULL, len, 0);
@@ -166,31 +159,29 @@ mid_tcp_splice(struct stage *s)
 	}
 }
 
+/* write(2) from the file's mapping, map. */
+static ssize_t
+write_piece(struct stage *s, int fd, loff_t *off, size_t len, void *map)
+{
+	ssize_t n = write(s->out, (unsigned char *)map + *off, len);
+
+	(void)fd;
+	if (n > 0)
+		*off += n;
+	return n;
+}
+
 int
 put_tcp_mmap(struct stage *s)
 {
-	unsigned char *map;
-	uint64_t sent = 0;
-	loff_t off = 0;
-	int sock = tcp_dial(s);
+	void *map;
 
-	if (sock < 0)
+	if ((s->out = tcp_dial(s)) < 0)
 		return -1;
 	map = mmap(NULL, (size_t)s->d->file_bytes, PROT_READ, MAP_SHARED, s->d->file_fd, 0);
 	if (map == MAP_FAILED)
 		return fail_call(s, "mmap");
-	while (sent < s->bytes) {
-		size_t len = file_piece(s, sent, &off, 1 << 20);
-		ssize_t n = write(sock, map + off, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return fail_call(s, "write");
-		sent += (uint64_t)n;
-		off += n;
-	}
-	return 0;
+	return file_pieces(s, s->d->file_fd, 1 << 20, write_piece, map, "write");
 }
 
 /* The sender's connection, accepted on s->in; the listener is closed. */
@@ -224,23 +215,6 @@ get_tcp(struct stage *s)
 	return get_read_check(s);
 }
 
-/* Reads exactly n bytes of pipe fd into buf. */
-static int
-read_held(int fd, unsigned char *buf, size_t n)
-{
-	while (n > 0) {
-		ssize_t m = read(fd, buf, n);
-
-		if (m < 0 && errno == EINTR)
-			continue;
-		if (m <= 0)
-			return -1;
-		buf += m;
-		n -= (size_t)m;
-	}
-	return 0;
-}
-
 /*
  * What splice-fromnet does with an output that is not a pipe: socket ->
  * pipe of its own -> output, each splice(2) asking for the whole pipe.
@@ -255,9 +229,10 @@ get_tcp_pipe(struct stage *s)
 
 	if (tcp_take(s) < 0)
 		return -1;
-	if ((s->check && buf == NULL) || pipe(p) < 0 ||
-	    fcntl(p[1], F_SETPIPE_SZ, (int)s->cap) < 0)
+	if (s->check && buf == NULL)
 		return fail_call(s, "pipe");
+	if (stage_pipe(s, p) < 0)
+		return -1;
 	for (;;) {
 		ssize_t n = splice(s->in, NULL, p[1], NULL, s->cap, 0);
 
@@ -267,22 +242,20 @@ get_tcp_pipe(struct stage *s)
 			return fail_call(s, "splice from the socket");
 		if (n == 0)
 			break;
-		if (s->check) {
-			if (read_held(p[0], buf, (size_t)n) < 0)
-				return fail_call(s, "read");
-			if (check_bytes(s, &got, buf, (size_t)n) < 0)
+		if (!s->check) {
+			if (pass_held(s, p[0], s->d->devnull, NULL, (size_t)n,
+			    "splice to /dev/null", &got) < 0)
 				return -1;
 			continue;
 		}
 		while (n > 0) {
-			ssize_t m = splice(p[0], NULL, s->d->devnull, NULL, (size_t)n, 0);
+			ssize_t m = read_retry(p[0], buf, (size_t)n);
 
-			if (m < 0 && errno == EINTR)
-				continue;
 			if (m <= 0)
-				return fail_call(s, "splice to /dev/null");
+				return fail_call(s, "read");
+			if (check_bytes(s, &got, buf, (size_t)m) < 0)
+				return -1;
 			n -= m;
-			got += (uint64_t)m;
 		}
 	}
 	free(buf);

@@ -275,6 +275,20 @@ direct_io_dropped(int fd, int err)
 	return true;
 }
 
+/*
+ * A read(2) or write(2) on fd failed: true when the same call may be made
+ * again (EINTR; O_DIRECT's EINVAL, O_DIRECT now cleared; EAGAIN of an
+ * inherited O_NONBLOCK, once poll(2) says fd is ready for events), else
+ * false with errno.
+ */
+static bool
+io_again(int fd, short events)
+{
+	if (errno == EINTR || direct_io_dropped(fd, errno))
+		return true;
+	return errno == EAGAIN && wait_fd(fd, events) == 0;
+}
+
 int
 write_all(int fd, const void *buf, size_t len)
 {
@@ -283,18 +297,10 @@ write_all(int fd, const void *buf, size_t len)
 	while (len > 0) {
 		ssize_t n = write(fd, p, len);
 
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			if (errno == EAGAIN) {
-				if (wait_fd(fd, POLLOUT) < 0)
-					return -1;
-				continue;
-			}
-			if (direct_io_dropped(fd, errno))
-				continue;
+		if (n < 0 && io_again(fd, POLLOUT))
+			continue;
+		if (n < 0)
 			return -1;
-		}
 		p += n;
 		len -= (size_t)n;
 	}
@@ -307,12 +313,8 @@ read_retry(int fd, void *buf, size_t len)
 	for (;;) {
 		ssize_t n = read(fd, buf, len);
 
-		if (n >= 0)
+		if (n >= 0 || !io_again(fd, POLLIN))
 			return n;
-		if (errno == EINTR || direct_io_dropped(fd, errno))
-			continue;
-		if (errno != EAGAIN || wait_fd(fd, POLLIN) < 0)
-			return -1;
 	}
 }
 

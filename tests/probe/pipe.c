@@ -210,6 +210,22 @@ fcntl37(char *argv[])
 	answer_line(set_size(p[1], max + 1));
 }
 
+/* What pipe2_04's child writes into: the pipe's write end and its flags. */
+struct blocking_write {
+	int fd, flags;
+};
+
+/* One byte into the full pipe, O_NONBLOCK cleared: it waits. */
+static long
+write_blocking(void *arg)
+{
+	const struct blocking_write *w = arg;
+
+	if (fcntl(w->fd, F_SETFL, w->flags & ~O_NONBLOCK) < 0)
+		die("F_SETFL");
+	return write(w->fd, "x", 1);
+}
+
 /*
  * pipe2_04: pipe2(O_NONBLOCK), F_SETPIPE_SZ 0 on the read end, then
  * F_GETPIPE_SZ on the write end (one page: the two ends are one pipe); the
@@ -222,7 +238,6 @@ pipe2_04(char *argv[])
 	int p[2], flags;
 	long size;
 	char *fill;
-	pid_t pid;
 
 	(void)argv;
 	if (pipe2(p, O_NONBLOCK | O_CLOEXEC) < 0)
@@ -243,28 +258,8 @@ pipe2_04(char *argv[])
 	putchar(' ');
 	answer(write(p[1], "x", 1));
 
-	fflush(stdout);
-	if ((pid = fork()) < 0)
-		die("fork");
-	if (pid == 0) {
-		ssize_t n;
-
-		if (fcntl(p[1], F_SETFL, flags & ~O_NONBLOCK) < 0)
-			die("F_SETFL");
-		n = write(p[1], "x", 1);
-		printf(" returned ");
-		result_line(n, errno);
-		fflush(stdout);
-		_exit(0);
-	}
-	if (child_blocks_in(pid, SYS_write)) {
-		printf(" blocked\n");
-		kill_child(pid);
-	} else {
-		int status;
-
-		waitpid(pid, &status, 0);
-	}
+	call_in_child(write_blocking, &(struct blocking_write){ p[1], flags }, SYS_write,
+	    " returned ", " blocked");
 }
 
 static int

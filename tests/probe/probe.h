@@ -91,6 +91,15 @@ void alarm_interrupts(void);
 bool child_blocks_in(pid_t pid, long nr);
 /* SIGKILL, then reaps it. */
 void kill_child(pid_t pid);
+/* A call a child makes: what it returned, errno set when < 0. */
+typedef long child_call(void *arg);
+/*
+ * call(arg) in a child, which prints returned and the call's answer on a
+ * line; when the child sleeps in system call nr instead (child_blocks_in()),
+ * prints blocked on a line and kills it.
+ */
+void call_in_child(child_call *call, void *arg, long nr, const char *returned,
+    const char *blocked);
 
 /* ---- identities: util.c ------------------------------------------------------------------ */
 

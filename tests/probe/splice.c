@@ -127,14 +127,35 @@ static const char *const fault_names[F_COUNT] = {
 	[F_OFFSET_IN_PIPE] = "offset-in-pipe", [F_OFFSET_OUT_PIPE] = "offset-out-pipe",
 };
 
+/* The call that fault f names, on the scenario's files and pipe. */
+static long
+splice_fault(int f, int rd, int wr, int app, const int p[2])
+{
+	loff_t off = 0;
+	const struct {
+		int in, out;
+		loff_t *off_in, *off_out;
+	} calls[F_COUNT] = {
+		[F_BAD_FD_IN] = { .in = -1, .out = p[1] },
+		[F_BAD_FD_OUT] = { .in = p[0], .out = -1 },
+		[F_WRITE_ONLY_IN] = { .in = wr, .out = p[1] },
+		[F_READ_ONLY_OUT] = { .in = p[0], .out = rd },
+		[F_APPEND_OUT] = { .in = p[0], .out = app },
+		[F_NO_PIPE] = { .in = rd, .out = wr },
+		[F_OFFSET_IN_PIPE] = { .in = p[0], .off_in = &off, .out = wr },
+		[F_OFFSET_OUT_PIPE] = { .in = rd, .out = p[1], .off_out = &off },
+	};
+
+	return splice(calls[f].in, calls[f].off_in, calls[f].out, calls[f].off_out, 10, 0);
+}
+
 static void
 splice_error_one(const char *kind)
 {
 	static const char text[] = "abcdefghijklmnopqrstuvwxyz";
 	int f = pick("splice-error", kind, fault_names, F_COUNT);
-	int rd, wr, app, p[2], bad = -1;
-	loff_t off = 0;
-	long n = -1;
+	int rd, wr, app, p[2];
+	long n;
 
 	spit("probe-file", text, sizeof(text) - 1);
 	rd = open_or_die("probe-file", O_RDONLY);
@@ -142,35 +163,7 @@ splice_error_one(const char *kind)
 	app = open_or_die("probe-file3", O_RDWR | O_CREAT | O_APPEND);
 	make_pipe(p);
 	write_or_die(p[1], text, sizeof(text) - 1);
-
-	switch ((enum splice_fault)f) {
-	case F_BAD_FD_IN:
-		n = splice(bad, NULL, p[1], NULL, 10, 0);
-		break;
-	case F_BAD_FD_OUT:
-		n = splice(p[0], NULL, bad, NULL, 10, 0);
-		break;
-	case F_WRITE_ONLY_IN:
-		n = splice(wr, NULL, p[1], NULL, 10, 0);
-		break;
-	case F_READ_ONLY_OUT:
-		n = splice(p[0], NULL, rd, NULL, 10, 0);
-		break;
-	case F_APPEND_OUT:
-		n = splice(p[0], NULL, app, NULL, 10, 0);
-		break;
-	case F_NO_PIPE:
-		n = splice(rd, NULL, wr, NULL, 10, 0);
-		break;
-	case F_OFFSET_IN_PIPE:
-		n = splice(p[0], &off, wr, NULL, 10, 0);
-		break;
-	case F_OFFSET_OUT_PIPE:
-		n = splice(rd, NULL, p[1], &off, 10, 0);
-		break;
-	case F_COUNT:
-		break;
-	}
+	n = splice_fault(f, rd, wr, app, p);
 	result(n, errno);
 	close(rd);
 	close(wr);
@@ -529,6 +522,15 @@ pty_splice(char *argv[])
 	putchar('\n');
 }
 
+/* fds[0], an idle socket, into pipe fds[1] with SPLICE_F_NONBLOCK. */
+static long
+splice_nonblock(void *arg)
+{
+	const int *fds = arg;
+
+	return splice(fds[0], NULL, fds[1], NULL, 4096, SPLICE_F_NONBLOCK);
+}
+
 /*
  * SPLICE_F_NONBLOCK makes the pipe side non-blocking; does it make an idle
  * blocking TCP socket so?  A child splices from a loopback connection that
@@ -540,7 +542,6 @@ nonblock_socket(char *argv[])
 	struct sockaddr_in addr = { .sin_family = AF_INET };
 	socklen_t addr_len = sizeof(addr);
 	int listener, client, server, p[2];
-	pid_t pid;
 
 	(void)argv;
 	addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -554,24 +555,7 @@ nonblock_socket(char *argv[])
 	    (server = accept4(listener, NULL, NULL, SOCK_CLOEXEC)) < 0)
 		die("a loopback TCP connection");
 	make_pipe(p);
-	fflush(stdout);
-	if ((pid = fork()) < 0)
-		die("fork");
-	if (pid == 0) {
-		ssize_t n = splice(server, NULL, p[1], NULL, 4096, SPLICE_F_NONBLOCK);
-
-		result_line(n, errno);
-		fflush(stdout);
-		_exit(0);
-	}
-	if (child_blocks_in(pid, SYS_splice)) {
-		printf("blocks\n");
-		kill_child(pid);
-	} else {
-		int status;
-
-		waitpid(pid, &status, 0);
-	}
+	call_in_child(splice_nonblock, (int [2]){ server, p[1] }, SYS_splice, "", "blocks");
 }
 
 /*

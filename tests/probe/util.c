@@ -372,6 +372,33 @@ kill_child(pid_t pid)
 		;
 }
 
+void
+call_in_child(child_call *call, void *arg, long nr, const char *returned, const char *blocked)
+{
+	pid_t pid;
+
+	fflush(stdout);
+	if ((pid = fork()) < 0)
+		die("fork");
+	if (pid == 0) {
+		long n = call(arg);
+		int err = errno;
+
+		printf("%s", returned);
+		result_line(n, err);
+		fflush(stdout);
+		_exit(0);
+	}
+	if (child_blocks_in(pid, nr)) {
+		printf("%s\n", blocked);
+		kill_child(pid);
+	} else {
+		int status;
+
+		waitpid(pid, &status, 0);
+	}
+}
+
 /* ---- identities ---------------------------------------------------------------------------- */
 
 bool

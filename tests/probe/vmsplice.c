@@ -13,7 +13,6 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "probe.h"
@@ -185,6 +184,21 @@ vmsplice_touser(char *argv[])
 		spit(argv[1], got, (size_t)n);
 }
 
+/* What vmsplice04's child splices: into fd, one iovec. */
+struct vmsplice_call {
+	int fd;
+	const struct iovec *iov;
+};
+
+/* The iovec into the full pipe, without SPLICE_F_NONBLOCK: it waits. */
+static long
+vmsplice_blocking(void *arg)
+{
+	const struct vmsplice_call *c = arg;
+
+	return vmsplice(c->fd, c->iov, 1, 0);
+}
+
 /*
  * vmsplice04: a pipe filled by vmsplice; one pipe's worth more must say
  * EAGAIN with SPLICE_F_NONBLOCK, and without it must wait.  Prints the
@@ -197,7 +211,6 @@ vmsplice_full(char *argv[])
 	long cap;
 	char *buf;
 	ssize_t n;
-	pid_t pid;
 	int p[2];
 
 	(void)argv;
@@ -213,24 +226,8 @@ vmsplice_full(char *argv[])
 	n = vmsplice(p[1], &iov, 1, SPLICE_F_NONBLOCK);
 	result(n, errno);
 
-	fflush(stdout);
-	if ((pid = fork()) < 0)
-		die("fork");
-	if (pid == 0) {
-		n = vmsplice(p[1], &iov, 1, 0);
-		printf(" returned ");
-		result_line(n, errno);
-		fflush(stdout);
-		_exit(0);
-	}
-	if (child_blocks_in(pid, SYS_vmsplice)) {
-		printf(" blocked\n");
-		kill_child(pid);
-	} else {
-		int status;
-
-		waitpid(pid, &status, 0);
-	}
+	call_in_child(vmsplice_blocking, &(struct vmsplice_call){ p[1], &iov }, SYS_vmsplice,
+	    " returned ", " blocked");
 }
 
 /*
