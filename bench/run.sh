@@ -126,21 +126,12 @@ else
   say "GNU time (/usr/bin/time) is not installed: no CPU time or peak RSS"
   printf '#!/bin/sh\nshift\nexec "$@"\n' > "$W/bin/t"
 fi
-# waitport FILE: the port a listener printed on its first line about listening.
-cat > "$W/bin/waitport" << 'EOF'
+# waitport FILE: the port a listener printed on its line about listening
+# (the test suite's port reader).
+cat > "$W/bin/waitport" << EOF
 #!/bin/sh
-i=0
-while [ $i -lt 1000 ]; do
-  line=$(grep -i -m 1 'listen' "$1" 2> /dev/null)
-  if [ -n "$line" ]; then
-    echo "$line" | grep -o '[0-9][0-9]*' | tail -n 1
-    exit 0
-  fi
-  sleep 0.01
-  i=$((i + 1))
-done
-echo "bench: no listening port in $1: $(cat "$1")" >&2
-exit 1
+. "$ROOT/tests/lib.sh"
+listen_port "\$1"
 EOF
 # burst BYTES: BYTES of zeros on stdout, as head -c does; the clock starts
 # with it ($RUN/t0) and stops when it is done ($RUN/rate): the producer's time.

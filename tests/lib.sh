@@ -4,6 +4,20 @@
 # `run_area "$@"`.  tests/run.sh runs `sh AREA.sh list` to learn the cases and
 # `sh AREA.sh run FUNCTION` in a fresh temp dir to run one: exit 0 passes,
 # 77 skips (the last "SKIP: reason" line says why), anything else fails.
+#
+# The rules of the harness:
+# - One home per behaviour.  A case lives in its tool's area (cat.sh for
+#   splice-cat, tee.sh, vmsplice.sh for vmsplice and vmsplice-touser, net.sh
+#   for splice-fromnet and splice-tonet, buffer.sh, bench.sh), so that
+#   `meson test --suite AREA` covers the tool.  The cross-tool areas
+#   (edges.sh, faults.sh, progress.sh, man.sh, install.sh, fuzz.sh) hold
+#   only cases that loop over the tools; kernel.sh and static.sh check the
+#   kernel and the source.  A case is named by the behaviour it checks, and
+#   its name is unique over every area (tests/run.sh CASE runs it by name).
+# - One helper per idiom: one way to run in the background and be ended at
+#   exit (bg_started), one receiver starter (start_receiver), one port reader
+#   (listen_port), one way to get a pipeline member's status (run_status).
+# - Helpers that more than one area uses live here, nowhere else.
 
 # Every tool of the suite.  tests/run.sh refuses to run unless BINDIR has
 # each; it and bench/run.sh read this list from here.
@@ -175,19 +189,60 @@ child_sleeps() {
   [ -n "$_child" ] && sleeping "$_child"
 }
 
-# listen_port ERR PID: the port N of splice-fromnet's "listening on ADDR port
-# N" line in the file ERR, waiting for it while PID runs, at most 10 s.
+# ---- background processes, listeners --------------------------------------
+
+# Background pids of the case (timeout(1), setsid'd tools, feeders, sinks):
+# at exit each is ended with its children, by pid, if still there.
+BG=
+end_background() {
+  for _p in $BG; do
+    # shellcheck disable=SC2046 # one pid per word
+    kill $(cat "/proc/$_p/task/$_p/children" 2> /dev/null) "$_p" 2> /dev/null || :
+  done
+}
+trap end_background EXIT
+
+# bg_started [PID...]: the case's exit ends PID (default $!, the last
+# background command) if still running.
+# shellcheck disable=SC2120 # areas pass pids; most take $!
+bg_started() {
+  BG="$BG ${*:-$!}"
+}
+
+# listen_port ERR [PID]: the port of the first "listening on" line in the
+# file ERR (splice-fromnet's "listening on ADDR port N", socat -d -d's
+# "listening on AF=2 ADDR:N", nc -l -v's "Listening on ADDR N": the line's
+# last number), waiting for it at most 20 s, and no longer than PID runs.
 listen_port() {
   _i=0
-  while ! grep -q '^splice-fromnet: listening on .* port [0-9][0-9]*$' "$1" 2> /dev/null; do
-    if [ ! -d "/proc/$2" ] || [ $_i -ge 100 ]; then
+  until grep -q -i 'listening on .*[0-9]$' "$1" 2> /dev/null; do
+    if { [ -n "${2:-}" ] && [ ! -d "/proc/$2" ]; } || [ $_i -ge 400 ]; then
       cat "$1" >&2 2> /dev/null || :
-      fail "no 'listening on' line from splice-fromnet"
+      fail "no 'listening on' line in $1"
     fi
-    sleep 0.1
+    sleep 0.05
     _i=$((_i + 1))
   done
-  sed -n 's/^splice-fromnet: listening on .* port \([0-9][0-9]*\)$/\1/p' "$1" | head -n 1
+  grep -i -m 1 'listening on .*[0-9]$' "$1" | sed 's/.*[^0-9]\([0-9][0-9]*\)$/\1/'
+}
+
+# start_receiver [-i IN] OUT ERR CMD...: the listener CMD (splice-fromnet
+# ... 0, under timeout(1), inject or sh -c as the case needs) in the
+# background, stdin IN (default /dev/null), stdout OUT, stderr ERR; ended
+# at exit.  Sets RPID (CMD's pid) and PORT (listen_port).
+start_receiver() {
+  _rin=/dev/null
+  if [ "$1" = -i ]; then
+    _rin=$2
+    shift 2
+  fi
+  _rout=$1 _rerr=$2
+  shift 2
+  rm -f "$_rerr"
+  "$@" < "$_rin" > "$_rout" 2> "$_rerr" &
+  RPID=$!
+  bg_started
+  PORT=$(listen_port "$_rerr" "$RPID")
 }
 
 # requests TRACE ERE: the sizes that the calls in strace's record TRACE
@@ -260,4 +315,220 @@ inject() {
   # LeakSanitizer cannot run under ptrace: off, for sanitized builds.
   # shellcheck disable=SC2086 # one word per option
   ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" strace -f -o "$_log" $_trace $_faults "$@"
+}
+
+# ---- processes: an end within a time, a session, a signal ------------------
+
+# hung WHAT: fails when the last run_status (file "st") was ended by timeout(1).
+hung() {
+  [ "$(cat st)" -ne 124 ] || fail "$1: hung (killed by timeout 10)"
+}
+
+# reap_within PID SECS WHAT: PID (our child) must end within SECS; REAPED is
+# its status.  One still running is killed and fails the case.
+reap_within() {
+  _n=0
+  while [ -n "$(state_of "$1")" ] && [ "$(state_of "$1")" != Z ]; do
+    _n=$((_n + 1))
+    if [ $_n -gt $(($2 * 10)) ]; then
+      kill -KILL "$1" 2> /dev/null || :
+      fail "$3: still running $2 s after the signal"
+    fi
+    sleep 0.1
+  done
+  set +e
+  wait "$1"
+  REAPED=$?
+  set -e
+}
+
+# session_left SID: pids of live (not zombie) processes of session SID.
+session_left() {
+  for _d in /proc/[0-9]*; do
+    _s=$(sed 's/.*) //' "$_d/stat" 2> /dev/null) || continue
+    # shellcheck disable=SC2086 # fields: state ppid pgrp session ...
+    set -- $_s
+    [ "${4:-}" = "$SID_WANTED" ] && [ "$1" != Z ] && echo "${_d#/proc/}"
+  done
+  :
+}
+
+# no_leftovers SID WHAT: no process of the session SID (the tool's own, made
+# with setsid) outlives the tool; any found are ended by pid and fail the case.
+no_leftovers() {
+  SID_WANTED=$1
+  # A child may take a moment to see its parent die: 5 s on a loaded machine.
+  _left=
+  for _i in $(seq 100); do
+    _left=$(session_left)
+    [ -n "$_left" ] || return 0
+    sleep 0.05
+  done
+  # shellcheck disable=SC2086
+  kill -KILL $_left 2> /dev/null || :
+  fail "$2: processes left behind: $_left"
+}
+
+# start_tool IN OUT ERR CMD...: CMD in its own session (setsid, so its
+# children can be found), every signal at its default (a background job
+# starts with SIGINT ignored), stdin IN, stdout OUT, stderr ERR (given here:
+# sh gives an asynchronous command /dev/null for stdin otherwise).  TPID is
+# its pid and session id.
+start_tool() {
+  _in=$1 _out=$2 _err=$3
+  shift 3
+  setsid env --default-signal "$@" < "$_in" > "$_out" 2> "$_err" &
+  TPID=$!
+  bg_started
+  wait_until "setup: $1 never became a session leader" leads_session "$TPID"
+}
+
+# leads_session PID: PID has run setsid(2): its session is its own.
+leads_session() {
+  [ "$(sed 's/.*) //' "/proc/$1/stat" 2> /dev/null | cut -d' ' -f4)" = "$1" ]
+}
+
+# has_children PID: PID has forked (splice-bench: its workers run).
+has_children() {
+  [ -n "$(ps -o pid= --ppid "$1" 2> /dev/null)" ]
+}
+
+sig_number() {
+  case $1 in TERM) echo 15 ;; INT) echo 2 ;; HUP) echo 1 ;; esac
+}
+
+need_default_signal() {
+  need setsid
+  env --default-signal true 2> /dev/null || skip "env --default-signal is not supported"
+}
+
+# ---- signals mid-transfer ------------------------------------------------------
+
+# feed FIFO: vmsplice -s inf -p seq into FIFO, in the background.
+feed() {
+  timeout 30 vmsplice -s inf -p seq > "$1" 2> /dev/null &
+  bg_started
+}
+
+# drain FIFO: cat FIFO > /dev/null in the background; its first byte goes
+# to the file FIFO.got, which says that bytes are flowing.
+drain() {
+  rm -f "$1.got"
+  timeout 30 sh -c 'dd bs=1 count=1 of="$1.got" 2> /dev/null; exec cat > /dev/null' \
+    sh "$1" < "$1" > /dev/null 2>&1 &
+  bg_started
+}
+
+# signalled WHAT SIG [MARK]: send SIG to TPID mid-transfer, once its
+# watcher thread runs and (with MARK, a file drain fills) bytes flow; it
+# must end by 128+N within 5 s and leave no process of its session behind.
+signalled() {
+  wait_until "$1 never started its watcher thread" watching "$TPID"
+  [ -z "${3:-}" ] || wait_until "$1: no byte reached its reader" nonempty "$3"
+  [ "$(state_of "$TPID")" != Z ] && [ -n "$(state_of "$TPID")" ] ||
+    { reap_within "$TPID" 1 "$1"; cat err >&2; fail "$1: ended before the signal (exit $REAPED)"; }
+  kill -"$2" "$TPID"
+  reap_within "$TPID" 5 "$1 after SIG$2"
+  no_leftovers "$TPID" "$1 after SIG$2"
+  status $((128 + $(sig_number "$2"))) "$REAPED" "$1 after SIG$2"
+}
+
+# ---- descriptors 0, 1 and 2 closed ----------------------------------------------
+
+# closed_run REDIRS CMD: `exec CMD REDIRS` under timeout 10, stdin a pipe
+# from the file "in" (made empty if absent), stdout a pipe into "out", stderr
+# "err" (each unless REDIRS closes it); status in "st"; a hang fails.
+closed_run() {
+  [ -e in ] || : > in
+  rm -f out err
+  { cat in 2> /dev/null | run_status st timeout 10 sh -c "exec $2 $1" 2> err; } | cat > out
+  hung "$2 $1"
+}
+
+# fd_trace REDIRS CMD: as closed_run, under strace -f recording the calls
+# that make descriptors, into "trace".
+fd_trace() {
+  [ -e in ] || : > in
+  rm -f out err
+  { cat in 2> /dev/null | run_status st traced -f -o trace \
+    -e trace=execve,open,openat,creat,pipe,pipe2,socket,accept,accept4,eventfd2,memfd_create,epoll_create1 \
+    sh -c "exec $2 $1" 2> err; } | cat > out
+  hung "$2 $1 (strace)"
+}
+
+# not_on_0_2 WHAT: in "trace", after the last execve (the tool's), no file,
+# pipe or socket landed on descriptor 0, 1 or 2 but /dev/null (the filler)
+# and the dynamic loader's own files.
+not_on_0_2() {
+  _start=$(grep -n 'execve(.*) = 0$' trace | tail -n 1 | cut -d: -f1)
+  [ -n "$_start" ] || fail "$1: no execve of the tool in the trace"
+  tail -n +"$_start" trace |
+    grep -E '(open|openat|creat|socket|accept|accept4|eventfd2|memfd_create|epoll_create1)\(.*\) = [0-2]( |$)|resumed>.*\) = [0-2]( |$)|pipe2?\(\[([0-2],|[0-9]+, [0-2]\])' |
+    grep -v -E '"(/dev/null|/etc/ld\.so[^"]*|/lib[^"]*|/usr/lib[^"]*|/proc/self/[^"]*)"' > bad || :
+  [ ! -s bad ] || { cat bad >&2; fail "$1: a descriptor of the tool landed on 0-2"; }
+}
+
+need_fd_trace() {
+  need strace
+  [ -z "${VALGRIND:-}" ] || skip "valgrind's own files would land on the closed descriptors"
+}
+
+# ---- the other end of a pipe resizing it mid-stream ---------------------------
+# The reader that resizes is vmsplice-touser --pipe-size (after a sleep, so
+# the writer is blocked on a full pipe); the writer that resizes is
+# splice-cat --pipe-size writing the second part of the stream.
+
+# resize_delay: seconds before the other end resizes, a random moment from
+# 0 to 0.5 (RESIZE_DELAY fixes it), named in the log to replay a failure.
+resize_delay() {
+  _d=${RESIZE_DELAY:-$(awk 'BEGIN { srand(); printf "%.2f", rand() / 2 }')}
+  echo "resize after ${_d}s" >&2
+  echo "$_d"
+}
+
+# parts REF: p1 (the first 4 MiB of REF) and p2 (the rest).
+parts() {
+  head -c 4194304 "$1" > p1
+  tail -c +4194305 "$1" > p2
+}
+
+# reader_resizes WHAT SIZE CMD...: CMD's stdout read by vmsplice-touser
+# --pipe-size SIZE --verify seq after resize_delay; checks every byte of seq "ref".
+reader_resizes() {
+  _what=$1 _size=$2
+  shift 2
+  _delay=$(resize_delay)
+  { run_status st timeout 30 "$@" 2> err; } |
+    { sleep "$_delay"; timeout 30 vmsplice-touser --pipe-size "$_size" --verify seq -c > n; }
+  cat err >&2
+  status 0 "$(cat st)" "$_what, reader resizes to $_size"
+  count_is n "$(wc -c < ref)"
+}
+
+# writer_resizes WHAT SIZE CMD...: CMD's stdin gets p1, a pause, then p2 from
+# splice-cat --pipe-size SIZE; CMD's output is verified by the caller.
+writer_resizes() {
+  _what=$1 _size=$2
+  shift 2
+  _delay=$(resize_delay)
+  { cat p1; sleep "$_delay"; splice-cat --pipe-size "$_size" p2; } |
+    { run_status st timeout 30 "$@" 2> err; } |
+    timeout 30 vmsplice-touser --verify seq -c > n
+  cat err >&2
+  status 0 "$(cat st)" "$_what, writer resizes to $_size"
+  count_is n "$(wc -c < ref)"
+}
+
+# ---- resource exhaustion --------------------------------------------------------
+
+# limit_for N: the lowest `ulimit -n` that leaves N descriptors free to a
+# command run by `sh -c "ulimit -n L; exec CMD"` (descriptors already open,
+# below the limit, take their slots).
+limit_for() {
+  sh -c 'ls /proc/$$/fd' > fds.now
+  _l=3
+  while [ $((_l - $(awk -v l=$_l '$1 < l' fds.now | wc -l))) -lt "$1" ]; do
+    _l=$((_l + 1))
+  done
+  echo "$_l"
 }

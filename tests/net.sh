@@ -5,22 +5,6 @@
 # pid, so a hang fails the case instead of blocking the suite.
 . "${TESTS:?run me through tests/run.sh}/lib.sh"
 
-# Each background pid is a timeout(1) whose child is the tool: at exit, end
-# both, by pid, in case the case failed before reaping them.
-BG=
-cleanup() {
-  for p in $BG; do
-    # shellcheck disable=SC2046 # one pid per word
-    kill "$p" $(cat "/proc/$p/task/$p/children" 2> /dev/null) 2> /dev/null || :
-  done
-}
-trap cleanup EXIT
-
-# bg_started: remember $! so that the case's exit kills it if still running.
-bg_started() {
-  BG="$BG $!"
-}
-
 # reap PID WHAT: waits for PID (bounded by its timeout(1)); REAPED = status.
 reap() {
   set +e
@@ -61,10 +45,7 @@ receive_through() {
     bg_started
     _stdout=fifo
   fi
-  timeout 60 splice-fromnet -b "$_host" "$@" 0 > "$_stdout" 2> err &
-  RPID=$!
-  bg_started
-  PORT=$(listen_port err "$RPID")
+  start_receiver "$_stdout" err timeout 60 splice-fromnet -b "$_host" "$@" 0
 }
 
 # receive_done WHAT: reaps the receiver (and its cat); it must exit 0.
@@ -467,14 +448,10 @@ t_tee_net() {
   random_file f 20000000
   v6=127.0.0.1
   have_ipv6 && v6=::1
-  timeout 60 splice-fromnet -b 127.0.0.1 0 > out1 2> err1 &
-  r1=$!
-  bg_started
-  p1=$(listen_port err1 "$r1")
-  timeout 60 splice-fromnet -b "$v6" 0 > out2 2> err2 &
-  r2=$!
-  bg_started
-  p2=$(listen_port err2 "$r2")
+  start_receiver out1 err1 timeout 60 splice-fromnet -b 127.0.0.1 0
+  r1=$RPID p1=$PORT
+  start_receiver out2 err2 timeout 60 splice-fromnet -b "$v6" 0
+  r2=$RPID p2=$PORT
   case $v6 in *:*) t2="[$v6]:$p2" ;; *) t2="$v6:$p2" ;; esac
   run_status st sh -c 'cat f | timeout 60 splice-tee -n "127.0.0.1:$1" --net "$2" copy |
     cat > stdout' sh "$p1" "$t2" 2> terr
@@ -737,12 +714,6 @@ t_no_holding_fromnet() {
   done
 }
 
-# socat_port ERR: the port socat -d -d names in ERR, waiting up to 5 s.
-socat_port() {
-  wait_until "socat did not listen" grep -q 'listening on .*:[0-9][0-9]*$' "$1" 2> /dev/null
-  sed -n 's/.*listening on .*:\([0-9][0-9]*\)$/\1/p' "$1"
-}
-
 # drip_to_cat KIND: ./drip -> socat -> splice-cat's stdin | ./stamp, where
 # stdin is the TCP socket itself (KIND tcp) or a terminal (KIND pty).
 drip_to_cat() {
@@ -752,7 +723,7 @@ drip_to_cat() {
       EXEC:./catstamp,nofork 2> serr &
     _p=$!
     bg_started
-    ./drip sent | timeout 60 nc -N 127.0.0.1 "$(socat_port serr)"
+    ./drip sent | timeout 60 nc -N 127.0.0.1 "$(listen_port serr)"
   else
     ./drip sent | timeout 60 socat -u STDIN EXEC:./catstamp,pty,rawer &
     _p=$!
@@ -842,7 +813,7 @@ echo_server() {
   rm -f eerr
   timeout 60 socat -d -d TCP-LISTEN:0,bind=127.0.0.1,reuseaddr EXEC:cat 2> eerr &
   bg_started
-  EPORT=$(socat_port eerr)
+  EPORT=$(listen_port eerr)
 }
 
 tcase t_echo "splice-tonet against an echo server: 100 MiB out and back, byte-exact, no deadlock; --no-reply"
@@ -1008,26 +979,17 @@ t_port_syntax() {
   mentions err "listening on 127.0.0.1 port [1-9]"
 }
 
-# listen_on OPERANDS...: splice-fromnet OPERANDS > out in the background; RPID, PORT.
-listen_on() {
-  rm -f out err
-  timeout 30 splice-fromnet "$@" > out 2> err &
-  RPID=$!
-  bg_started
-  PORT=$(listen_port err "$RPID")
-}
-
 tcase t_address_syntax "HOST PORT, HOST:PORT, [V6]:PORT on both tools; -b ::ffff:127.0.0.1 is IPv4; -n"
 t_address_syntax() {
   random_file f 100000
-  listen_on 127.0.0.1:0
+  start_receiver out err timeout 30 splice-fromnet 127.0.0.1:0
   mentions err "listening on 127.0.0.1 port $PORT"
   run_status st timeout 30 splice-tonet -N "127.0.0.1:$PORT" < f
   status 0 "$(cat st)" "splice-tonet 127.0.0.1:$PORT"
   receive_done "HOST:PORT"
   same f out
   # HOST PORT, as nc -l takes it; -l is accepted.
-  listen_on -l 127.0.0.1 0
+  start_receiver out err timeout 30 splice-fromnet -l 127.0.0.1 0
   send 127.0.0.1 file f -n
   receive_done "HOST PORT"
   same f out
@@ -1038,7 +1000,7 @@ t_address_syntax() {
   receive_done "-b ::ffff:127.0.0.1"
   same f out
   if have_ipv6; then
-    listen_on "[::1]:0"
+    start_receiver out err timeout 30 splice-fromnet "[::1]:0"
     mentions err "listening on ::1 port $PORT"
     run_status st timeout 30 splice-tonet "[::1]:$PORT" < f
     status 0 "$(cat st)" "splice-tonet [::1]:$PORT"
@@ -1214,30 +1176,30 @@ t_tonet_names_address() {
 tcase t_nc_listen_options "nc -l's -p PORT and -s ADDR: port 0, the address named; --chunk is the chunk"
 t_nc_listen_options() {
   random_file f 100000
-  listen_on -l -p 0
+  start_receiver out err timeout 30 splice-fromnet -l -p 0
   send 127.0.0.1 file f
   receive_done "-l -p 0"
   same f out
-  listen_on -l -s 127.0.0.1 -p 0
+  start_receiver out err timeout 30 splice-fromnet -l -s 127.0.0.1 -p 0
   mentions err "listening on 127.0.0.1 port $PORT"
   send 127.0.0.1 file f
   receive_done "-l -s 127.0.0.1 -p 0"
   same f out
   # HOST with -p, as nc -l HOST -p PORT.
-  listen_on -p 0 127.0.0.1
+  start_receiver out err timeout 30 splice-fromnet -p 0 127.0.0.1
   mentions err "listening on 127.0.0.1 port $PORT"
   send 127.0.0.1 file f
   receive_done "-p 0 127.0.0.1"
   same f out
   if have_ipv6; then
-    listen_on -s ::1 -p 0
+    start_receiver out err timeout 30 splice-fromnet -s ::1 -p 0
     mentions err "listening on ::1 port $PORT"
     run_status st timeout 30 splice-tonet ::1 "$PORT" < f
     status 0 "$(cat st)" "splice-tonet ::1"
     receive_done "-s ::1 -p 0"
     same f out
   fi
-  listen_on -b 127.0.0.1 --chunk 4097 0
+  start_receiver out err timeout 30 splice-fromnet -b 127.0.0.1 --chunk 4097 0
   send 127.0.0.1 pipe f
   receive_done "--chunk 4097"
   same f out
@@ -1256,11 +1218,8 @@ t_nc_listen_options() {
 serve() {
   _file=$1
   shift
-  rm -f out err
-  timeout 60 splice-fromnet -b 127.0.0.1 "$@" 0 < "$_file" > out 2> err &
-  RPID=$!
-  bg_started
-  PORT=$(listen_port err "$RPID")
+  rm -f out
+  start_receiver -i "$_file" out err timeout 60 splice-fromnet -b 127.0.0.1 "$@" 0
 }
 
 tcase t_fromnet_keeps_stdin "splice-fromnet -k with stdin /dev/null or a terminal: neither is sent, every peer's bytes out"
@@ -1368,10 +1327,8 @@ t_unix_sends_signal() {
   rm -f err got
   timeout 30 sh -c 'cat f; exec sleep 30' > feed &
   bg_started
-  timeout 30 env --default-signal splice-fromnet -b 127.0.0.1 0 < feed > out 2> err &
-  _pid=$!
-  bg_started
-  PORT=$(listen_port err "$_pid")
+  start_receiver -i feed out err timeout 30 env --default-signal splice-fromnet -b 127.0.0.1 0
+  _pid=$RPID
   : | timeout 30 splice-tonet 127.0.0.1 "$PORT" > got 2> serr &
   _tpid=$!
   bg_started
@@ -1382,6 +1339,164 @@ t_unix_sends_signal() {
   reap "$_tpid" "splice-tonet, its peer ended by SIGTERM"
   status 1 "$REAPED" "splice-tonet, its peer ended by SIGTERM"
   mentions serr "Connection reset by peer"
+}
+
+tcase t_fromnet_long_timeout_polls_finite "splice-fromnet --timeout past 2^31 ms: a finite wait (poll >= 0) or refused"
+t_fromnet_long_timeout_polls_finite() {
+  need strace
+  for secs in 2147484 4294968 100000000 1e15; do
+    rm -f trace
+    run_status st traced -f -o trace -e trace=poll,ppoll timeout -s KILL 1 \
+      splice-fromnet --timeout "$secs" -b 127.0.0.1 0 > /dev/null 2> err
+    # Refused (a usage error) is allowed; so is a finite wait.
+    [ "$(cat st)" -ne 2 ] || { mentions err "timeout"; continue; }
+    grep -E '^[0-9]+ +p?poll\(' trace > polls || fail "--timeout $secs: no poll in the trace"
+    ! grep -E 'poll\(.*, -[0-9]+(\)| <unfinished)' polls > bad ||
+      fail "--timeout $secs: poll waits for ever: $(head -n 1 bad)"
+  done
+}
+
+tcase t_net_closed_std_fds "splice-fromnet and splice-tonet with 0, 1, 2 closed: named, exit 1, or exact"
+t_net_closed_std_fds() {
+  random_file in 1000000
+  # fromnet: stdout needed, at once (not after a connection); stdin not needed.
+  run_status st timeout 10 splice-fromnet -b 127.0.0.1 0 >&- 2> err
+  hung "splice-fromnet >&-"
+  status 1 "$(cat st)" "splice-fromnet >&-"
+  mentions err "standard output"
+  run_status st timeout 10 sh -c 'exec splice-fromnet -b 127.0.0.1 0 <&- >&- 2>&-'
+  hung "splice-fromnet, 0 1 2 closed"
+  status 1 "$(cat st)" "splice-fromnet, 0 1 2 closed"
+  start_receiver out ferr timeout 10 sh -c 'exec splice-fromnet -b 127.0.0.1 0 <&-'
+  run_status st timeout 10 splice-tonet 127.0.0.1 "$PORT" < in 2> terr
+  reap_within "$RPID" 10 "splice-fromnet <&-"
+  status 0 "$REAPED" "splice-fromnet <&-"
+  status 0 "$(cat st)" "splice-tonet to splice-fromnet <&-"
+  same in out
+  # tonet: stdin needed, and stdout for the peer's replies, both named
+  # before any connection is tried; with --no-reply stdout is not needed.
+  run_status st timeout 10 sh -c 'exec splice-tonet 127.0.0.1 9 <&-' 2> err
+  hung "splice-tonet <&-"
+  status 1 "$(cat st)" "splice-tonet <&-"
+  mentions err "standard input"
+  run_status st timeout 10 sh -c 'exec splice-tonet 127.0.0.1 9 >&-' < in 2> err
+  hung "splice-tonet >&-"
+  status 1 "$(cat st)" "splice-tonet >&-"
+  mentions err "standard output: Bad file descriptor"
+  for r in ">&-" "2>&-" ">&- 2>&-"; do
+    start_receiver out ferr timeout 10 splice-fromnet -b 127.0.0.1 0
+    run_status st timeout 10 sh -c "exec splice-tonet --no-reply 127.0.0.1 $PORT < in $r" 2> terr
+    reap_within "$RPID" 10 "splice-fromnet"
+    hung "splice-tonet $r"
+    status 0 "$(cat st)" "splice-tonet $r"
+    same in out
+  done
+}
+
+tcase t_net_pipe_resized_mid_stream "splice-fromnet (reader resizes) and splice-tonet (writer resizes): exact"
+t_net_pipe_resized_mid_stream() {
+  seq_ref ref 16777216
+  parts ref
+  for size in 1M 4K; do
+    # splice-fromnet's stdout: the reader resizes it.
+    rm -f ferr
+    { run_status st timeout 30 splice-fromnet -b 127.0.0.1 0 2> ferr; } |
+      { sleep 0.5; timeout 30 vmsplice-touser --pipe-size "$size" --verify seq -c > n; } &
+    rpid=$!
+    bg_started
+    port=$(listen_port ferr "$rpid")
+    splice-cat ref | timeout 30 splice-tonet 127.0.0.1 "$port" || fail "splice-tonet"
+    reap_within "$rpid" 30 "splice-fromnet | vmsplice-touser"
+    status 0 "$(cat st)" "splice-fromnet, reader resizes to $size"
+    count_is n 16777216
+    # splice-tonet's stdin: the writer resizes it.
+    start_receiver out ferr timeout 30 splice-fromnet -b 127.0.0.1 0
+    { cat p1; sleep 0.5; splice-cat --pipe-size "$size" p2; } |
+      timeout 30 splice-tonet 127.0.0.1 "$PORT" || fail "splice-tonet, writer resizes to $size"
+    reap_within "$RPID" 30 "splice-fromnet"
+    status 0 "$REAPED" "splice-fromnet"
+    same ref out
+  done
+}
+
+tcase t_net_out_of_descriptors "socket EMFILE, pipe2 EMFILE, low ulimit -n: splice-fromnet/-tonet/-tee -n fail clearly"
+t_net_out_of_descriptors() {
+  need strace
+  random_file in 1000000
+  run_status st inject socket:EMFILE:1+ timeout 10 splice-fromnet -b 127.0.0.1 0 > out 2> err
+  hung "splice-fromnet with socket EMFILE"
+  status 1 "$(cat st)" "splice-fromnet with socket EMFILE"
+  mentions err "Too many open files"
+  run_status st inject socket:EMFILE:1+ timeout 10 splice-tonet 127.0.0.1 9 < in > out 2> err
+  hung "splice-tonet with socket EMFILE"
+  status 1 "$(cat st)" "splice-tonet with socket EMFILE"
+  mentions err "Too many open files"
+  { cat in | run_status st inject socket:EMFILE:1+ timeout 10 splice-tee -n 127.0.0.1:9 f1 2> err; } |
+    cat > out
+  hung "splice-tee -n with socket EMFILE"
+  status 1 "$(cat st)" "splice-tee -n with socket EMFILE"
+  mentions err "Too many open files"
+  # splice-fromnet to a file needs an internal pipe: pipe2 EMFILE falls back
+  # (or is a clear error), and never loses bytes silently.
+  start_receiver out ferr inject pipe2:EMFILE:1+ timeout 10 splice-fromnet -b 127.0.0.1 0
+  timeout 10 splice-tonet 127.0.0.1 "$PORT" < in 2> /dev/null || :
+  reap_within "$RPID" 10 "splice-fromnet with pipe2 EMFILE"
+  if [ "$REAPED" -eq 0 ]; then
+    same in out
+  else
+    status 1 "$REAPED" "splice-fromnet with pipe2 EMFILE"
+    grep -q 'Too many open files' ferr || { cat ferr >&2; fail "no message for pipe2 EMFILE"; }
+  fi
+  # ulimit -n: room for the listener only; the accepted socket fails:
+  # a clear error at once, not a busy loop.
+  lim=$(limit_for 1)
+  run="ulimit -n $lim; exec \"$BINDIR/splice-fromnet\" ${STRICT:+--strict} -b 127.0.0.1 0"
+  start_receiver out ferr timeout 10 sh -c "$run"
+  timeout 10 splice-tonet 127.0.0.1 "$PORT" < in 2> /dev/null || :
+  reap_within "$RPID" 10 "splice-fromnet under ulimit -n $lim"
+  [ "$REAPED" -ne 124 ] || fail "splice-fromnet under ulimit -n $lim: hung"
+  if [ "$REAPED" -eq 0 ]; then
+    same in out
+  else
+    status 1 "$REAPED" "splice-fromnet under ulimit -n $lim"
+    grep -q 'Too many open files' ferr || { cat ferr >&2; fail "no message under ulimit -n $lim"; }
+  fi
+}
+
+tcase t_net_signals_mid_transfer "splice-fromnet and splice-tonet: SIGTERM, SIGINT, SIGHUP mid-transfer: 128+N"
+t_net_signals_mid_transfer() {
+  need_default_signal
+  mkfifo a b
+  for sig in TERM INT HUP; do
+    # The receiver is the tool.
+    drain b
+    rm -f ferr
+    start_tool /dev/null b ferr splice-fromnet -b 127.0.0.1 0
+    port=$(listen_port ferr "$TPID")
+    feed a
+    timeout 30 splice-tonet 127.0.0.1 "$port" < a > /dev/null 2>&1 &
+    bg_started
+    cp ferr err
+    signalled splice-fromnet "$sig" b.got
+    # The sender is the tool.
+    drain b
+    start_receiver b ferr timeout 30 splice-fromnet -b 127.0.0.1 0
+    feed a
+    start_tool a /dev/null err splice-tonet 127.0.0.1 "$PORT"
+    signalled splice-tonet "$sig" b.got
+  done
+}
+
+tcase t_net_eintr "splice-tonet and splice-fromnet: EINTR in the 3rd splice: exact"
+t_net_eintr() {
+  need strace
+  random_file in 6000000
+  inject splice:EINTR:3 splice-fromnet -b 127.0.0.1 0 2> ferr | cat > out &
+  rpid=$!
+  port=$(listen_port ferr "$rpid")
+  cat in | inject splice:EINTR:3 splice-tonet 127.0.0.1 "$port" || fail "splice-tonet"
+  wait "$rpid" || fail "splice-fromnet"
+  same in out
 }
 
 run_area "$@"

@@ -206,9 +206,8 @@ t_size_option() {
   mentions err "^[0-9]* bytes .*, [1-9][0-9]*%, ETA 0:00:0[0-9]$"
   mentions err "^3000000 bytes .*, 100%, ETA 0:00:00$"
   # Both ends of a connection.
-  splice-fromnet -b 127.0.0.1 0 --size @f --progress > got 2> lerr &
-  lpid=$!
-  port=$(port_of lerr $lpid)
+  start_receiver got lerr splice-fromnet -b 127.0.0.1 0 --size @f --progress
+  lpid=$RPID port=$PORT
   cat f | splice-tonet -L 4M --interval 0.25 --size 3000000 127.0.0.1 "$port" 2> serr
   wait $lpid || { cat lerr >&2; fail "splice-fromnet"; }
   same f got
@@ -375,17 +374,6 @@ t_ending_signals() {
   done
 }
 
-# port_of ERR PID: the port in splice-fromnet PID's "listening on" line.
-port_of() {
-  for _i in $(seq 50); do
-    _port=$(sed -n 's/.* port \([0-9][0-9]*\)$/\1/p' "$1" 2> /dev/null || :)
-    [ -n "$_port" ] && { echo "$_port"; return 0; }
-    [ -d "/proc/$2" ] || break
-    sleep 0.1
-  done
-  fail "no port from splice-fromnet: $(cat "$1")"
-}
-
 tcase t_ending_signals_net "SIGINT, SIGTERM: splice-fromnet and splice-tonet, last line, totals, 128+N"
 t_ending_signals_net() {
   for sig in INT TERM; do
@@ -393,9 +381,8 @@ t_ending_signals_net() {
     rm -f rout
     mkfifo rout
     marked_sink rout
-    $SIGNALS_BACK splice-fromnet -b 127.0.0.1 0 -v --progress > rout 2> lerr &
-    lpid=$!
-    port=$(port_of lerr $lpid)
+    start_receiver rout lerr $SIGNALS_BACK splice-fromnet -b 127.0.0.1 0 -v --progress
+    lpid=$RPID port=$PORT
     vmsplice -s inf -L 64M 2> /dev/null | splice-tonet 127.0.0.1 "$port" 2> /dev/null &
     spid=$!
     wait_until "splice-fromnet: no byte came through" nonempty rout.got
@@ -406,9 +393,8 @@ t_ending_signals_net() {
     rm -f rout
     mkfifo rout
     marked_sink rout
-    splice-fromnet -b 127.0.0.1 0 > rout 2> lerr &
-    lpid=$!
-    port=$(port_of lerr $lpid)
+    start_receiver rout lerr splice-fromnet -b 127.0.0.1 0
+    lpid=$RPID port=$PORT
     rm -f in
     mkfifo in
     vmsplice -s inf -L 64M > in 2> /dev/null &
@@ -547,9 +533,8 @@ t_blocked_stderr() {
         # Its "listening on" line waits in the full pipe too.
         blocked_stderr_end $sig splice-fromnet -b 127.0.0.1 0 ;;
       splice-tonet)
-        splice-fromnet -b 127.0.0.1 0 > /dev/null 2> lerr &
-        lpid=$!
-        port=$(port_of lerr $lpid)
+        start_receiver /dev/null lerr splice-fromnet -b 127.0.0.1 0
+        lpid=$RPID port=$PORT
         blocked_stderr_end $sig splice-tonet 127.0.0.1 "$port"
         # It may have been ended before it connected.
         kill $lpid 2> /dev/null || :
@@ -595,9 +580,8 @@ t_rate_limit_tools() {
   limited 0.95 2.5 "vmsplice -s 2M -L 2M -p seq | vmsplice-touser --verify seq"
   limited 0.95 2.5 "vmsplice -s 2M -p seq | splice-tee -L 2M copy | vmsplice-touser --verify seq"
   [ "$(wc -c < copy)" -eq 2097152 ] || fail "splice-tee: copied $(wc -c < copy) bytes"
-  splice-fromnet -b 127.0.0.1 0 > got 2> lerr &
-  lpid=$!
-  port=$(port_of lerr $lpid)
+  start_receiver got lerr splice-fromnet -b 127.0.0.1 0
+  lpid=$RPID port=$PORT
   limited 0.95 2.5 "vmsplice -s 2M -p seq | splice-tonet -L 2M 127.0.0.1 $port"
   wait $lpid || fail "splice-fromnet"
   cat got | vmsplice-touser --verify seq || fail "splice-tonet: wrong bytes"
@@ -702,9 +686,8 @@ t_tonet_sent() {
   wait $spid || :
   # -L against a peer that only reads, in the same run: 2 MiB at 2 MiB/s
   # take as long, not twice as long as if the replies counted too.
-  splice-fromnet -b 127.0.0.1 0 > /dev/null 2> lerr &
-  lpid=$!
-  port=$(port_of lerr $lpid)
+  start_receiver /dev/null lerr splice-fromnet -b 127.0.0.1 0
+  lpid=$RPID port=$PORT
   t0=$(now_ms)
   splice-tonet -L 2M 127.0.0.1 "$port" < f 2> /dev/null
   sink_ms=$(( $(now_ms) - t0 ))

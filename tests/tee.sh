@@ -76,8 +76,8 @@ t_append() {
   same in f1
 }
 
-tcase t_strict_append "--strict -a: O_APPEND files refuse splice: each named, stdout whole, exit 1"
-t_strict_append() {
+tcase t_tee_strict_append "--strict -a: O_APPEND files refuse splice: each named, stdout whole, exit 1"
+t_tee_strict_append() {
   random_file in 100000
   echo x > f1
   { cat in | run_status st splice-tee --strict -a f1 f2; } 2> err | cat > out
@@ -125,8 +125,8 @@ t_stdin_file() {
   mentions err "strict"
 }
 
-tcase t_stdout_not_pipe "stdout a file, /dev/null, O_APPEND: same bytes; --strict: exit 1, tee(2)"
-t_stdout_not_pipe() {
+tcase t_tee_stdout_not_pipe "stdout a file, /dev/null, O_APPEND: same bytes; --strict: exit 1, tee(2)"
+t_tee_stdout_not_pipe() {
   random_file in 3000000
   if [ -z "${STRICT:-}" ]; then
     cat in | splice-tee f1 f2 > out || fail "stdout a file"
@@ -153,8 +153,8 @@ t_stdout_not_pipe() {
   mentions err "tee(2)"
 }
 
-tcase t_dev_full "splice-tee /dev/full f2: /dev/full reported, f2 and stdout whole, exit 1, as tee"
-t_dev_full() {
+tcase t_tee_dev_full "splice-tee /dev/full f2: /dev/full reported, f2 and stdout whole, exit 1, as tee"
+t_tee_dev_full() {
   random_file in 1000000
   { cat in | run_status st splice-tee /dev/full f2; } 2> err | cat > out
   status 1 "$(cat st)" "splice-tee /dev/full f2"
@@ -335,8 +335,8 @@ t_open_failure() {
   [ ! -e f1 ] || fail "exit mode went on after the open failure"
 }
 
-tcase t_closed_stdout "stdout closed: reported, the files complete, exit 1, as tee"
-t_closed_stdout() {
+tcase t_tee_closed_stdout "stdout closed: reported, the files complete, exit 1, as tee"
+t_tee_closed_stdout() {
   random_file in 300000
   run_status st sh -c 'cat in | splice-tee f1 f2 >&-' 2> err
   status 1 "$(cat st)" "splice-tee >&-"
@@ -388,8 +388,8 @@ t_in_flight() {
   all_same in out f1 f2
 }
 
-tcase t_nonblocking "stdin and stdout set O_NONBLOCK: EAGAIN waited out, byte-exact"
-t_nonblocking() {
+tcase t_tee_nonblocking "stdin and stdout set O_NONBLOCK: EAGAIN waited out, byte-exact"
+t_tee_nonblocking() {
   nb=$(helper with-flags)
   random_file in 10485760
   { sh -c 'cat in; sleep 0.3; cat in' | run_status st "$nb" 0:nonblock 1:nonblock -- splice-tee f1 f2; } |
@@ -423,8 +423,8 @@ t_inject() {
   mentions err "tee: Function not implemented"
 }
 
-tcase t_options "-m, --progress, --pipe-size, -v: same bytes"
-t_options() {
+tcase t_tee_options "-m, --progress, --pipe-size, -v: same bytes"
+t_tee_options() {
   random_file in 5242881
   cat in | splice-tee -m f1 | cat > out
   all_same in out f1
@@ -453,8 +453,8 @@ t_options() {
   all_same in out f1 f2
 }
 
-tcase t_usage_errors "bad options: exit 2, the option named, a hint"
-t_usage_errors() {
+tcase t_tee_usage_errors "bad options: exit 2, the option named, a hint"
+t_tee_usage_errors() {
   for bad in "--output-error=bogus" "--output-error=" "-n nocolon" "-n ::1:9000" "-n host:" \
     "--pipe-size 0" "-x" "--bogus" "-n"; do
     # shellcheck disable=SC2086
@@ -472,8 +472,8 @@ t_usage_errors() {
   same out f1
 }
 
-tcase t_help_version "--help on stdout exit 0; --version names the suite"
-t_help_version() {
+tcase t_tee_help_version "--help on stdout exit 0; --version names the suite"
+t_tee_help_version() {
   splice-tee --help > out || fail "--help exit"
   mentions out "Usage: splice-tee"
   for opt in --append --ignore-interrupts --move --net --output-error --strict --progress \
@@ -484,39 +484,31 @@ t_help_version() {
   grep -qx 'splice-tee (splice-tools) [0-9]*\.[0-9]*\.[0-9]*' out || fail "version line: $(cat out)"
 }
 
-# listen PREFIX: starts splice-fromnet on 127.0.0.1, port 0, writing to
-# PREFIX.out; sets PORT from the line it prints and LPID.
-listen() {
-  splice-fromnet -b 127.0.0.1 0 > "$1.out" 2> "$1.err" &
-  LPID=$!
-  PORT=$(listen_port "$1.err" "$LPID")
-}
-
 tcase t_net "--net: two TCP copies, a file and stdout, all byte-exact"
 t_net() {
   random_file in 20971521
-  listen a
+  start_receiver a.out a.err splice-fromnet -b 127.0.0.1 0
   pa=$PORT
-  pida=$LPID
-  listen b
+  pida=$RPID
+  start_receiver b.out b.err splice-fromnet -b 127.0.0.1 0
   { cat in | run_status st splice-tee -n "127.0.0.1:$pa" f1 --net "127.0.0.1:$PORT"; } |
     cat > out
   wait "$pida" || fail "first splice-fromnet"
-  wait "$LPID" || fail "second splice-fromnet"
+  wait "$RPID" || fail "second splice-fromnet"
   status 0 "$(cat st)" "splice-tee --net"
   all_same in out f1 a.out b.out
   # Nobody listening: reported, the other outputs complete, exit 1.
-  listen c
-  kill "$LPID"
-  wait "$LPID" || true
+  start_receiver c.out c.err splice-fromnet -b 127.0.0.1 0
+  kill "$RPID"
+  wait "$RPID" || true
   { cat in | run_status st splice-tee -n "127.0.0.1:$PORT" f1; } 2> err | cat > out
   status 1 "$(cat st)" "splice-tee --net to a closed port"
   mentions err "127.0.0.1 $PORT"
   all_same in out f1
 }
 
-tcase t_pipe_requests "a pipe input: tee(2) asks for half of it per call, 64 KiB at least"
-t_pipe_requests() {
+tcase t_tee_pipe_requests "a pipe input: tee(2) asks for half of it per call, 64 KiB at least"
+t_tee_pipe_requests() {
   need strace
   reader_asks 1M 524288 tee 'tee\(0, 1, ' splice-tee /dev/null
   [ "$(wc -c < asks.out)" -eq 8388608 ] || fail "splice-tee passed on $(wc -c < asks.out) bytes"
@@ -554,6 +546,265 @@ t_p_idle_reader_gone() {
   status 0 "$(cat st)" "splice-tee -p f, the reader gone"
   printf ab > exp
   same exp f
+}
+
+tcase t_tee_reader_grows_blocked_pipe "splice-tee --pipe-size 64K, reader grows its pipe while tee(2) blocks: exact"
+t_tee_reader_grows_blocked_pipe() {
+  seq_ref ref 33554432
+  { splice-cat ref | run_status st splice-tee --pipe-size 64K a b 2> err; } |
+    { sleep 1; vmsplice-touser --pipe-size 1M --verify seq -c > n; }
+  cat err >&2
+  status 0 "$(cat st)" "splice-tee --pipe-size 64K a b"
+  count_is n 33554432
+  same ref a
+  same ref b
+}
+
+tcase t_tee_no_descriptor_for_pipe "splice-tee, ulimit -n leaves no room for its pipe: every byte, as tee"
+t_tee_no_descriptor_for_pipe() {
+  needs_fallback
+  # Free descriptors under a limit of 64 in what this shell passes on.
+  used=$(sh -c 'ls /proc/$$/fd' | awk '$1 < 64' | wc -l)
+  free=$((64 - used))
+  [ "$free" -ge 4 ] || skip "only $free descriptors free under 64"
+  # Exactly enough descriptors for the files, none for a pipe.
+  names=$(seq -f 'f%g' 1 "$free" | tr '\n' ' ')
+  seq 1 100000 > in
+  # shellcheck disable=SC2086
+  run_status refst sh -c "ulimit -n 64; cat in | tee $names | cat > ref" 2> referr
+  [ "$(cat refst)" -eq 0 ] || skip "setup: GNU tee could not open $free files: $(cat referr)"
+  # shellcheck disable=SC2086
+  rm -f $names
+  # shellcheck disable=SC2086
+  run_status st timeout 10 sh -c "ulimit -n 64; cat in | splice-tee $names | cat > out" 2> err
+  cat err >&2
+  hung "splice-tee under ulimit -n 64"
+  status 0 "$(cat st)" "splice-tee with $free files under ulimit -n 64"
+  same in out
+  for f in $names; do
+    same in "$f"
+  done
+}
+
+tcase t_tee_pipe2_emfile_falls_back "splice-tee, EMFILE injected into every pipe2: read/write fallback, exact"
+t_tee_pipe2_emfile_falls_back() {
+  needs_fallback
+  need strace
+  random_file in 3000000
+  for files in "f1" "f1 f2" "f1 f2 f3"; do
+    rm -f f1 f2 f3
+    # shellcheck disable=SC2086
+    { cat in | run_status st inject pipe2:EMFILE:1+ timeout 10 splice-tee $files 2> err; } |
+      cat > out
+    cat err >&2
+    hung "splice-tee $files with pipe2 EMFILE"
+    status 0 "$(cat st)" "splice-tee $files with pipe2 EMFILE"
+    same in out
+    for f in $files; do
+      same in "$f"
+    done
+  done
+}
+
+tcase t_tee_stderr_closed_files_clean "splice-tee 2>&-: its messages never land in an output file"
+t_tee_stderr_closed_files_clean() {
+  run_status st timeout 10 sh -c 'echo data | splice-tee out nodir/x 2>&- > /dev/null'
+  hung "splice-tee out nodir/x 2>&-"
+  status 1 "$(cat st)" "splice-tee out nodir/x 2>&-"
+  echo data > ref
+  if [ -n "${STRICT:-}" ]; then
+    # --strict refuses a stdout that is not a pipe: nothing, not even a message.
+    [ ! -s out ] || fail "splice-tee --strict ... > /dev/null wrote into out"
+  else
+    same ref out
+  fi
+  # Through a pipe, as --strict allows.
+  rm -f out
+  run_status st timeout 10 sh -c 'echo data | splice-tee out nodir/x 2>&- | cat > /dev/null'
+  hung "splice-tee out nodir/x 2>&- | cat"
+  status 0 "$(cat st)" "splice-tee out nodir/x 2>&- | cat (cat's status)"
+  same ref out
+}
+
+tcase t_tee_progress_counts_as_page_says "splice-tee --progress counts what its page says it counts"
+t_tee_progress_counts_as_page_says() {
+  page=$TESTS/../man/splice-tee.1
+  [ -f "$page" ] || skip "no man/splice-tee.1 beside tests/"
+  random_file in 3000000
+  cat in | splice-tee --progress f1 f2 2> err | cat > out
+  same in out
+  last=$(tr '\r' '\n' < err | grep 'bytes' | tail -n 1 | awk '{ print $1 }')
+  [ -n "$last" ] || fail "no progress line: $(cat err)"
+  # The page's sentence spans lines: join them.
+  if tr '\n' ' ' < "$page" | grep -q 'counts the bytes delivered to every output'; then
+    # stdout and two files: three outputs.
+    [ "$last" -eq 9000000 ] ||
+      fail "the page says --progress counts bytes delivered to every output; it counted $last of 3 x 3000000"
+  elif tr '\n' ' ' < "$page" | grep -q 'counts the bytes taken from the standard input, once'; then
+    [ "$last" -eq 3000000 ] ||
+      fail "the page says --progress counts the input once; it counted $last of 3000000"
+  else
+    fail "the page does not say what --progress counts"
+  fi
+}
+
+tcase t_tee_closed_std_fds "splice-tee with 0, 1, 2 closed: needed ones named, exit 1; files never hold messages"
+t_tee_closed_std_fds() {
+  random_file in 300000
+  closed_run "<&-" "splice-tee t1"
+  status 1 "$(cat st)" "splice-tee t1 <&-"
+  mentions err "standard input"
+  closed_run ">&-" "splice-tee t1"
+  status 1 "$(cat st)" "splice-tee t1 >&-"
+  mentions err "standard output"
+  closed_run "2>&-" "splice-tee t1"
+  status 0 "$(cat st)" "splice-tee t1 2>&-"
+  same in out
+  same in t1
+  rm -f t1
+  closed_run "<&- >&- 2>&-" "splice-tee t1 nodir/x"
+  status 1 "$(cat st)" "splice-tee t1 nodir/x, 0 1 2 closed"
+  [ ! -s t1 ] || { od -c t1 | head -n 3 >&2; fail "t1 holds bytes though no input came"; }
+  # stderr closed, a failing file: its message is not in t1, t1 is exact.
+  closed_run "2>&-" "splice-tee t1 nodir/x t2"
+  status 1 "$(cat st)" "splice-tee t1 nodir/x t2 2>&-"
+  cmp -s in t1 ||
+    fail "2>&-: t1 is not the input; it starts: $(head -c 60 t1 | tr -c '[:print:]' '.')"
+  same in t2
+  same in out
+}
+
+tcase t_tee_closed_fds_not_reused "splice-tee with 2 closed: no file or pipe of its own lands on 2 (strace)"
+t_tee_closed_fds_not_reused() {
+  need_fd_trace
+  random_file in 300000
+  fd_trace "2>&-" "splice-tee t1 t2 t3"
+  status 0 "$(cat st)" "splice-tee t1 t2 t3 2>&-"
+  not_on_0_2 "splice-tee t1 t2 t3 2>&-"
+}
+
+tcase t_tee_stdin_grown_past_max_unprivileged "splice-tee as a user, its stdin grown past pipe-max-size by root: exact"
+t_tee_stdin_grown_past_max_unprivileged() {
+  needs_fallback
+  [ "$(id -u)" -eq 0 ] || skip "needs root to grow a pipe past pipe-max-size"
+  need setpriv
+  id nobody > /dev/null 2>&1 || skip "no user 'nobody' to become"
+  max=$(cat /proc/sys/fs/pipe-max-size)
+  got=$(: | splice-cat --verbose --pipe-size "$((max * 4))" 2>&1 | cat |
+    sed -n 's/.*pipe capacity: \([0-9]*\) bytes.*/\1/p')
+  [ "${got:-0}" -gt "$max" ] ||
+    skip "root cannot grow a pipe past pipe-max-size here (no CAP_SYS_RESOURCE)"
+  chmod 777 .
+  seq_ref ref 16777216
+  parts ref
+  delay=$(resize_delay)
+  # The internal pipe cannot follow the source past pipe-max-size: the rest
+  # of each round goes by read/write, and every output still gets it all.
+  { cat p1; sleep "$delay"; splice-cat --pipe-size "$((max * 4))" p2; } |
+    { run_status st timeout 30 setpriv --reuid=nobody --regid=nogroup --clear-groups \
+      "$(command -v splice-tee)" -v a b 2> err; } |
+    timeout 30 vmsplice-touser --verify seq -c > n
+  cat err >&2
+  status 0 "$(cat st)" "splice-tee as nobody, stdin grown to $((max * 4))"
+  count_is n 16777216
+  same ref a
+  same ref b
+  mentions err "internal pipe"
+}
+
+tcase t_tee_pipe_resized_mid_stream "splice-tee: reader or writer grows or shrinks the pipe mid-stream: every output exact"
+t_tee_pipe_resized_mid_stream() {
+  seq_ref ref 16777216
+  parts ref
+  for ps in 64K 1M; do
+    for size in 1M 4K; do
+      rm -f a b
+      delay=$(resize_delay)
+      { splice-cat ref | run_status st timeout 30 splice-tee --pipe-size "$ps" a b 2> err; } |
+        { sleep "$delay"; timeout 30 vmsplice-touser --pipe-size "$size" --verify seq -c > n; }
+      cat err >&2
+      status 0 "$(cat st)" "splice-tee --pipe-size $ps a b, reader resizes to $size"
+      count_is n 16777216
+      same ref a
+      same ref b
+    done
+  done
+  for size in 1M 4K; do
+    rm -f a b
+    writer_resizes "splice-tee a b" "$size" splice-tee a b
+    same ref a
+    same ref b
+  done
+}
+
+tcase t_tee_strict_emfile_files_untouched "splice-tee --strict, pipe2 EMFILE: exit 1, files not truncated, no output"
+t_tee_strict_emfile_files_untouched() {
+  need strace
+  random_file in 1000000
+  echo old > f1
+  echo old > f2
+  echo old > ref
+  { cat in | run_status st inject pipe2:EMFILE:1+ timeout 10 splice-tee --strict f1 f2 2> err; } |
+    cat > out
+  hung "splice-tee --strict f1 f2 with pipe2 EMFILE"
+  status 1 "$(cat st)" "splice-tee --strict f1 f2 with pipe2 EMFILE"
+  mentions err "Too many open files"
+  [ ! -s out ] || fail "$(wc -c < out) bytes written before the failure"
+  same ref f1
+  same ref f2
+}
+
+tcase t_tee_signals_mid_transfer "splice-tee: SIGTERM, SIGINT, SIGHUP mid-transfer: exit 128+N, nothing left"
+t_tee_signals_mid_transfer() {
+  need_default_signal
+  mkfifo a b
+  for sig in TERM INT HUP; do
+    feed a
+    drain b
+    start_tool a b err splice-tee /dev/null
+    signalled splice-tee "$sig" b.got
+  done
+}
+
+tcase t_tee_eintr_eagain "splice-tee: EINTR and EAGAIN in the 3rd tee and splice: every output exact"
+t_tee_eintr_eagain() {
+  need strace
+  random_file in 6000000
+  for sys in tee splice; do
+    for err in EINTR EAGAIN; do
+      { cat in | run_status st inject "$sys:$err:3" splice-tee f1 f2; } |
+        cat > out
+      status 0 "$(cat st)" "splice-tee with $err in $sys"
+      same in out
+      same in f1
+      same in f2
+    done
+  done
+}
+
+tcase t_tee_einval_mid "splice-tee: EINVAL from tee(2) after bytes moved: an error, exit 1"
+t_tee_einval_mid() {
+  need strace
+  random_file in 6000000
+  { cat in | run_status st inject tee:EINVAL:3 splice-tee f1 2> err; } |
+    cat > out
+  status 1 "$(cat st)" "splice-tee with EINVAL mid-stream"
+  mentions err "splice-tee: tee: Invalid argument"
+}
+
+tcase t_tee_closed_stdin_named "stdin closed, splice-tee needs it: 'standard input', exit 1"
+t_tee_closed_stdin_named() {
+  # The commands as users typed them: stdout a file or a pipe.
+  for cmd in "splice-tee <&- > out" "splice-tee <&- | cat > out" "splice-tee t1 <&- > out"; do
+    rm -f out
+    run_status st timeout 10 sh -c "$cmd; exit \$?" 2> err
+    hung "$cmd"
+    # (the pipeline's status is cat's: splice-tee's is checked below)
+    case $cmd in *"| cat"*) ;; *) status 1 "$(cat st)" "$cmd" ;; esac
+    mentions err "standard input"
+  done
+  run_status st timeout 10 sh -c 'exec splice-tee <&-' > out 2> err
+  status 1 "$(cat st)" "splice-tee <&- | cat"
 }
 
 run_area "$@"
