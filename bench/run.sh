@@ -25,6 +25,7 @@
 set -u
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
+. "$ROOT/tests/lib.sh"
 BUILD=$ROOT/build-release
 QUICK=
 ONLY=
@@ -79,7 +80,6 @@ rm -f "$DIR/bench-setup.log"
 BUILD=$(cd "$BUILD" && pwd)
 # Tool by tool (the test suite's list): one that does not build is
 # skipped, named, not fatal.
-TOOLS=$(. "$ROOT/tests/lib.sh" && echo "$TOOLS")
 for tool in $TOOLS; do
   if ! ninja -C "$BUILD" "$tool" > "$BUILD/bench-$tool.log" 2>&1; then
     say "$tool does not build (see $BUILD/bench-$tool.log): its cases are skipped"
@@ -101,15 +101,8 @@ fi
 TCP=$((2 * FILE))
 
 LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
-W=$(mktemp -d "$DIR/splice-bench-suite.XXXXXX") || exit 1
-RECEIVER=
-cleanup() {
-  [ -z "$RECEIVER" ] || kill "$RECEIVER" 2> /dev/null
-  rm -rf "$W"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+work_dir "$DIR/splice-bench-suite.XXXXXX"
+W=$WORK
 mkdir "$W/bin" "$W/res"
 
 # t NAME CMD...: runs CMD, recording its exit status, CPU seconds and peak RSS in $RUN/NAME.

@@ -276,13 +276,8 @@ t_bench_usage_errors() {
 
 tcase t_bench_help_version "--help on stdout exit 0; --version names the suite"
 t_bench_help_version() {
-  splice-bench --help > out || fail "--help exit"
-  mentions out "Usage: splice-bench"
-  for opt in --list --case --time --size --runs --dir --csv --corrupt --sweep --pipe-size; do
-    mentions out "$opt"
-  done
-  splice-bench -V > out || fail "-V exit"
-  grep -qx 'splice-bench (splice-tools) [0-9]*\.[0-9]*\.[0-9]*' out || fail "version: $(cat out)"
+  help_lists splice-bench --list --case --time --size --runs --dir --csv --corrupt --sweep \
+    --pipe-size
 }
 
 tcase t_bench_sigterm_reaps_workers "splice-bench -s 1T, SIGTERM and SIGINT: ends, its workers reaped, 128+N"

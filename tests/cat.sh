@@ -368,13 +368,7 @@ t_cat_usage_errors() {
 
 tcase t_cat_help_version "--help on stdout exit 0; --version names the suite"
 t_cat_help_version() {
-  splice-cat --help > out || fail "--help exit"
-  mentions out "Usage: splice-cat"
-  for opt in --move --chunk --strict --progress --pipe-size --verbose; do
-    mentions out "$opt"
-  done
-  splice-cat -V > out || fail "-V exit"
-  grep -qx 'splice-cat (splice-tools) [0-9]*\.[0-9]*\.[0-9]*' out || fail "version line: $(cat out)"
+  help_lists splice-cat --move --chunk --strict --progress --pipe-size --verbose
 }
 
 tcase t_cat_closed_stdout "stdout closed: a clear error, exit 1"
@@ -950,6 +944,15 @@ t_sparse_fallback() {
   same ref2 app2
 }
 
+# needs_stdin CMD: sh -c "exec CMD", CMD closing stdin (<&-), under timeout
+# 10: exit 1 at once, naming the standard input.
+needs_stdin() {
+  run_status st timeout 10 sh -c "exec $1" 2> err
+  hung "$1"
+  status 1 "$(cat st)" "$1"
+  mentions err "standard input"
+}
+
 tcase t_cat_closed_std_fds "splice-cat with 0, 1, 2 closed: needed ones named, exit 1; others filled, exact"
 t_cat_closed_std_fds() {
   random_file f 300000
@@ -967,10 +970,7 @@ t_cat_closed_std_fds() {
   done
   # The same with stdout a regular file (then an internal pipe may be made).
   for cmd in "splice-cat" "splice-cat -" "splice-cat f -"; do
-    run_status st timeout 10 sh -c "exec $cmd <&- > o" 2> err
-    hung "$cmd <&- > o"
-    status 1 "$(cat st)" "$cmd <&- > o"
-    mentions err "standard input"
+    needs_stdin "$cmd <&- > o"
   done
   run_status st timeout 10 sh -c 'exec splice-cat f <&- > o' 2> err
   hung "splice-cat f <&- > o"
@@ -1233,10 +1233,7 @@ t_cat_closed_stdin_named() {
   # The commands as users typed them: stdout a file or /dev/null.
   for cmd in "splice-cat <&- > out" "splice-cat - <&- > /dev/null" "splice-cat small - <&- > out"; do
     rm -f out
-    run_status st timeout 10 sh -c "$cmd; exit \$?" 2> err
-    hung "$cmd"
-    status 1 "$(cat st)" "$cmd"
-    mentions err "standard input"
+    needs_stdin "$cmd"
   done
   # As cat: the operand before '-' is copied.
   run_status st timeout 10 sh -c 'exec splice-cat small - <&- > out' 2> err

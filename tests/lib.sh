@@ -97,6 +97,21 @@ mentions() {
   grep -q -- "$2" "$1" || { cat "$1" >&2; fail "message does not mention '$2'"; }
 }
 
+# help_lists TOOL [OPTION...]: TOOL --help exits 0, says "Usage: TOOL" and
+# names every OPTION (a grep pattern) on stdout; TOOL -V exits 0 with
+# "TOOL (splice-tools) X.Y.Z".
+help_lists() {
+  _tool=$1
+  shift
+  "$_tool" --help > out || fail "$_tool --help exit"
+  mentions out "Usage: $_tool"
+  for _opt in "$@"; do
+    mentions out "$_opt"
+  done
+  "$_tool" -V > out || fail "$_tool -V exit"
+  grep -qx "$_tool (splice-tools) [0-9]*\.[0-9]*\.[0-9]*" out || fail "version line: $(cat out)"
+}
+
 # seq_ref NAME BYTES: NAME holds BYTES of vmsplice's seq pattern (through a
 # pipe: vmsplice --strict writes nothing else).
 seq_ref() {
@@ -531,4 +546,46 @@ limit_for() {
     _l=$((_l + 1))
   done
   echo "$_l"
+}
+
+# ---- the scripts that run the tools: tests/run.sh, tests/vm.sh, bench/run.sh ----
+
+# find_tools PROG: BINDIR and HELPERS (default BINDIR/tests) made absolute,
+# as cases run in temp dirs; every tool of TOOLS must be in BINDIR (none may
+# come from PATH).  Otherwise PROG says which is missing, exit 2.  A default
+# HELPERS that is not there (installed tools) is kept: helper() skips.
+find_tools() {
+  _dir=$(cd "$BINDIR" 2> /dev/null && pwd) || { echo "$1: no such directory: $BINDIR" >&2; exit 2; }
+  BINDIR=$_dir
+  if [ -n "$HELPERS" ]; then
+    _dir=$(cd "$HELPERS" 2> /dev/null && pwd) ||
+      { echo "$1: no such directory: $HELPERS" >&2; exit 2; }
+    HELPERS=$_dir
+  else
+    HELPERS=$BINDIR/tests
+  fi
+  for _tool in $TOOLS; do
+    [ -x "$BINDIR/$_tool" ] ||
+      { echo "$1: $BINDIR/$_tool not found; build first (meson setup build && ninja -C build)" >&2
+        exit 2; }
+  done
+}
+
+# work_dir TEMPLATE [PIDVAR]: WORK, a directory mktemp -d makes from
+# TEMPLATE, removed at exit, after the process whose pid the variable PIDVAR
+# holds (when set) is ended; SIGINT and SIGTERM end the script, 130 and 143.
+work_dir() {
+  WORK=$(mktemp -d "$1") || exit 1
+  _work_pidvar=${2:-}
+  trap end_work EXIT
+  trap 'exit 130' INT
+  trap 'exit 143' TERM
+}
+
+end_work() {
+  if [ -n "$_work_pidvar" ]; then
+    eval "_work_pid=\${$_work_pidvar:-}"
+    [ -z "$_work_pid" ] || kill "$_work_pid" 2> /dev/null
+  fi
+  rm -rf "$WORK"
 }

@@ -626,16 +626,9 @@ t_usage() {
   mentions err "retry"
   run_status st splice-fromnet --timeout 1s 0 2> err
   mentions err "timeout"
-  for tool in splice-tonet splice-fromnet; do
-    $tool --help > out || fail "$tool --help"
-    mentions out "Usage: $tool"
-    $tool -V > out || fail "$tool -V"
-    grep -qx "$tool (splice-tools) [0-9]*\.[0-9]*\.[0-9]*" out || fail "version: $(cat out)"
-  done
-  for opt in --bind --keep-open --chunk --poll --nonblock --timeout --allow --strict --progress; do
-    splice-fromnet --help | grep -q -- "$opt" || fail "splice-fromnet --help lacks $opt"
-  done
-  splice-tonet --help | grep -q -- --retry || fail "splice-tonet --help lacks --retry"
+  help_lists splice-tonet --retry
+  help_lists splice-fromnet --bind --keep-open --chunk --poll --nonblock --timeout --allow \
+    --strict --progress
 }
 
 tcase t_port_range "ports past 65535 (which getaddrinfo would wrap) are usage errors, exit 2"

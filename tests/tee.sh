@@ -286,6 +286,21 @@ t_thirteen_plus() {
   all_same in out $(files 40)
 }
 
+# sigint_mid_stream OPTS...: the file "in" twice through splice-tee OPTS f1
+# into the FIFO o, a SIGINT once the first half reached f1, the second half
+# after it: mid-stream; splice-tee's status in st.  Background jobs start
+# with SIGINT ignored: the tool gets the default.
+sigint_mid_stream() {
+  rm -f go f1
+  { cat in; wait_until "no go" exists go; cat in; } |
+    env --default-signal=INT splice-tee "$@" f1 > o &
+  _pid=$!
+  wait_until "the first half never reached f1" has_bytes f1 1048576
+  kill -INT "$_pid"
+  : > go
+  wait "$_pid" && st=0 || st=$?
+}
+
 tcase t_sigint "-i: a SIGINT mid-stream is ignored, every byte arrives; without -i it ends the tool"
 t_sigint() {
   env --default-signal=INT true 2> /dev/null || skip "env --default-signal is not supported"
@@ -294,29 +309,12 @@ t_sigint() {
   # stdout a pipe (a FIFO), so that --strict runs it too.
   mkfifo o
   cat o > out &
-  # Background jobs start with SIGINT ignored: give the tool the default.
-  # The signal comes once the first half is through, the second half after
-  # it: mid-stream.
-  rm -f go
-  { cat in; wait_until "no go" exists go; cat in; } |
-    env --default-signal=INT splice-tee -i f1 > o &
-  pid=$!
-  wait_until "the first half never reached f1" has_bytes f1 1048576
-  kill -INT "$pid"
-  : > go
-  wait "$pid" && st=0 || st=$?
+  sigint_mid_stream -i
   status 0 "$st" "splice-tee -i after SIGINT"
   wait
   all_same ref out f1
   cat o > out &
-  rm -f go f1
-  { cat in; wait_until "no go" exists go; cat in; } |
-    env --default-signal=INT splice-tee f1 > o &
-  pid=$!
-  wait_until "the first half never reached f1" has_bytes f1 1048576
-  kill -INT "$pid"
-  : > go
-  wait "$pid" && st=0 || st=$?
+  sigint_mid_stream
   status 130 "$st" "splice-tee without -i after SIGINT"
 }
 
@@ -474,14 +472,8 @@ t_tee_usage_errors() {
 
 tcase t_tee_help_version "--help on stdout exit 0; --version names the suite"
 t_tee_help_version() {
-  splice-tee --help > out || fail "--help exit"
-  mentions out "Usage: splice-tee"
-  for opt in --append --ignore-interrupts --move --net --output-error --strict --progress \
-    --pipe-size --verbose; do
-    mentions out "$opt"
-  done
-  splice-tee -V > out || fail "-V exit"
-  grep -qx 'splice-tee (splice-tools) [0-9]*\.[0-9]*\.[0-9]*' out || fail "version line: $(cat out)"
+  help_lists splice-tee --append --ignore-interrupts --move --net --output-error --strict \
+    --progress --pipe-size --verbose
 }
 
 tcase t_net "--net: two TCP copies, a file and stdout, all byte-exact"

@@ -10,6 +10,12 @@
 SIZES="0 1 4095 4096 65535 65536 65537 1048583"
 PATTERNS="zero fill:0x41 fill:7 ramp seq random random:12345 text:thirteen-byte text:\\x00\\t"
 
+# reader_leaves CMD...: CMD, SIGPIPE ignored, into a reader that leaves
+# after one byte (head -c 1); its status in st, its stderr in err.
+reader_leaves() {
+  run_status st sh -c 'trap "" PIPE; exec "$@"' sh "$@" 2> err | head -c 1 > /dev/null
+}
+
 # gen FILE ARGS...: vmsplice ARGS | cat > FILE, exit status checked.
 gen() {
   _out=$1
@@ -226,8 +232,7 @@ refill_edges() {
   esac
   [ "$1" = reuse ] && return 0
   # A reader that goes away: with SIGPIPE ignored, the way says so, exit 1.
-  run_status st sh -c "trap '' PIPE; exec vmsplice -p seq --refill $1 -s 1G" 2> err |
-    head -c 1 > /dev/null
+  reader_leaves vmsplice -p seq --refill "$1" -s 1G
   status 1 "$(cat st)" "vmsplice --refill $1 into a reader that left"
   mentions err "standard output: .*Broken pipe"
 }
@@ -390,8 +395,7 @@ t_closed_reader() {
   status 141 "$(cat st)" "vmsplice -s inf | head -c 1"
   status "$(cat refst)" "$(cat st)" "status differs from yes's"
   # SIGPIPE ignored: EPIPE, reported against standard output, exit 1.
-  run_status st sh -c 'trap "" PIPE; exec vmsplice -s inf -p seq' 2> err |
-    head -c 1 > /dev/null
+  reader_leaves vmsplice -s inf -p seq
   status 1 "$(cat st)" "vmsplice with SIGPIPE ignored"
   mentions err "vmsplice: standard output: vmsplice: Broken pipe"
 }
@@ -513,21 +517,9 @@ t_peak_rss() {
 
 tcase t_vmsplice_help_version "--help on stdout exit 0, every option; --version names the suite"
 t_vmsplice_help_version() {
-  for tool in vmsplice vmsplice-touser; do
-    "$tool" --help > out || fail "$tool --help exit"
-    mentions out "Usage: $tool"
-    "$tool" -V > out || fail "$tool -V exit"
-    grep -qx "$tool (splice-tools) [0-9]*\.[0-9]*\.[0-9]*" out || fail "version line: $(cat out)"
-  done
-  vmsplice --help > out
-  for opt in --size --pattern --reuse --clear --gift --unalign --huge --busy --strict \
-    --progress --pipe-size --verbose "random\[:SEED\]"; do
-    mentions out "$opt"
-  done
-  vmsplice-touser --help > out
-  for opt in --verify --dump --count --size --nonblock --strict --pipe-size; do
-    mentions out "$opt"
-  done
+  help_lists vmsplice --size --pattern --reuse --clear --gift --unalign --huge --busy --strict \
+    --progress --pipe-size --verbose "random\[:SEED\]"
+  help_lists vmsplice-touser --verify --dump --count --size --nonblock --strict --pipe-size
 }
 
 tcase t_touser_nonblocking_stdout "vmsplice-touser -d into an O_NONBLOCK stdout pipe: the whole dump, as od"
