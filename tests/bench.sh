@@ -348,4 +348,30 @@ t_bench_signals_mid_run() {
   done
 }
 
+tcase t_bench_ending_signals_last_line "SIGINT, SIGTERM: splice-bench ends its workers, last line, 128+N"
+t_bench_ending_signals_last_line() {
+  for sig in INT TERM; do
+    $SIGNALS_BACK splice-bench -c pipe-rw-64k -s 1T -r 3 --progress > /dev/null 2> err &
+    pid=$!
+    wait_watcher $pid
+    # The first run's workers, once the reference data is made.
+    for _i in $(seq 200); do
+      workers=$(ps -o pid= --ppid $pid || :)
+      [ -z "$workers" ] || break
+      sleep 0.05
+    done
+    [ -n "$workers" ] || fail "no workers seen"
+    # Bytes counted, so that the last line has its estimate.
+    wait_until "splice-bench counted nothing" has_lines_with err 1 "^[1-9][0-9]* bytes .* copied, "
+    kill -$sig $pid
+    ends_by $sig splice-bench $pid err
+    mentions err ", [0-9]*%, ETA "
+    # Gone, or dead and waiting for init to reap it.
+    for w in $workers; do
+      state=$(sed 's/.*) \(.\).*/\1/' "/proc/$w/stat" 2> /dev/null || :)
+      case $state in '' | Z | X) ;; *) fail "worker $w outlived splice-bench ($state)" ;; esac
+    done
+  done
+}
+
 run_area "$@"

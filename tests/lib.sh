@@ -332,6 +332,74 @@ inject() {
   ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" strace -f -o "$_log" $_trace $_faults "$@"
 }
 
+# ---- receivers: splice-fromnet with a reader, a perl listener -------------------
+
+# reap PID WHAT: waits for PID (bounded by its timeout(1)); REAPED = status.
+reap() {
+  set +e
+  wait "$1"
+  REAPED=$?
+  set -e
+  [ "$REAPED" -ne 124 ] || fail "$2: hung (killed by timeout)"
+}
+
+have_ipv6() {
+  grep -q '^00000000000000000000000000000001 ' /proc/net/if_inet6 2> /dev/null
+}
+
+# receive HOST KIND [OPTS]...: splice-fromnet -b HOST OPTS 0 in the
+# background, stdout the file "out" (KIND file) or a FIFO that cat drains
+# into "out" (KIND pipe).  Sets RPID, CPID (or empty) and PORT.
+receive() {
+  _host=$1 _kind=$2
+  shift 2
+  _reader=
+  [ "$_kind" = file ] || _reader='exec cat'
+  receive_through "$_reader" "$_host" "$@"
+}
+
+# receive_through READER HOST [OPTS]...: receive HOST pipe with the sh
+# command READER, not cat, reading the FIFO into "out"; READER "": receive
+# HOST file.
+receive_through() {
+  _reader=$1 _host=$2
+  shift 2
+  rm -f out err fifo
+  CPID=
+  _stdout=out
+  if [ -n "$_reader" ]; then
+    mkfifo fifo
+    timeout 60 sh -c "$_reader" < fifo > out &
+    CPID=$!
+    bg_started
+    _stdout=fifo
+  fi
+  start_receiver "$_stdout" err timeout 60 splice-fromnet -b "$_host" "$@" 0
+}
+
+# receive_done WHAT: reaps the receiver (and its cat); it must exit 0.
+receive_done() {
+  reap "$RPID" "splice-fromnet ($1)"
+  [ "$REAPED" -eq 0 ] || { cat err >&2; fail "splice-fromnet ($1): exit $REAPED"; }
+  if [ -n "$CPID" ]; then
+    reap "$CPID" "cat"
+  fi
+}
+
+# perl_listener BACKLOG CODE: a listener on 127.0.0.1, port 0, with BACKLOG,
+# in perl: the socket is $s, CODE runs once it listens, at most 60 s.
+# Sets NPORT.
+perl_listener() {
+  need perl
+  start_receiver /dev/null nport timeout 60 perl -e '
+    use Socket;
+    socket(my $s, PF_INET, SOCK_STREAM, 0) or die "socket: $!";
+    bind($s, pack_sockaddr_in(0, inet_aton("127.0.0.1"))) or die "bind: $!";
+    listen($s, $ARGV[0]) or die "listen: $!";
+    print STDERR "listening on ", (unpack_sockaddr_in(getsockname($s)))[0], "\n";'"$2" "$1"
+  NPORT=$PORT
+}
+
 # ---- processes: an end within a time, a session, a signal ------------------
 
 # hung WHAT: fails when the last run_status (file "st") was ended by timeout(1).
@@ -415,6 +483,53 @@ sig_number() {
 need_default_signal() {
   need setsid
   env --default-signal true 2> /dev/null || skip "env --default-signal is not supported"
+}
+
+# ---- status lines and the ending signals -------------------------------------
+
+# Put before a background job: this shell has it ignore SIGINT, and a signal
+# ignored at start stays ignored, by design.  A command, not a function, so
+# that $! is the tool's pid.
+# shellcheck disable=SC2034 # read by the scripts that source this file
+SIGNALS_BACK="env --default-signal=INT,TERM,HUP"
+
+# now_ms: CLOCK_REALTIME in milliseconds (GNU date).
+now_ms() {
+  date +%s%3N
+}
+
+# lines_with FILE TEXT: how many lines of FILE hold TEXT.
+lines_with() {
+  grep -c -- "$2" "$1" || :
+}
+
+# wait_watcher PID: until PID runs its watcher thread (see watching).
+wait_watcher() {
+  wait_until "pid $1 never started its watcher thread" watching "$1"
+}
+
+# has_lines_with FILE N TEXT: FILE has N lines or more with TEXT.
+has_lines_with() {
+  [ "$(lines_with "$1" "$3")" -ge "$2" ]
+}
+
+# marked_sink FIFO: reads FIFO to its end in the background, its first byte
+# into FIFO.got, which says that bytes flow; SINK is its pid.
+marked_sink() {
+  rm -f "$1.got"
+  sh -c 'dd bs=1 count=1 of="$1.got" 2> /dev/null; exec cat > /dev/null' sh "$1" < "$1" &
+  SINK=$!
+}
+
+# ends_by SIG WHAT PID ERR: PID ended by SIG (128+N) after its last status
+# line and, but for splice-bench, its -v totals.
+ends_by() {
+  _st=0
+  wait "$3" || _st=$?
+  case $1 in HUP) _n=1 ;; INT) _n=2 ;; TERM) _n=15 ;; esac
+  status $((128 + _n)) "$_st" "$2 after SIG$1"
+  mentions "$4" "[0-9] bytes.* copied, "
+  case $2 in splice-bench*) ;; *) mentions "$4" ": [a-z/ ]*: [0-9]* bytes in [0-9.]* s" ;; esac
 }
 
 # ---- signals mid-transfer ------------------------------------------------------

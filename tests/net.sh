@@ -5,58 +5,6 @@
 # pid, so a hang fails the case instead of blocking the suite.
 . "${TESTS:?run me through tests/run.sh}/lib.sh"
 
-# reap PID WHAT: waits for PID (bounded by its timeout(1)); REAPED = status.
-reap() {
-  set +e
-  wait "$1"
-  REAPED=$?
-  set -e
-  [ "$REAPED" -ne 124 ] || fail "$2: hung (killed by timeout)"
-}
-
-have_ipv6() {
-  grep -q '^00000000000000000000000000000001 ' /proc/net/if_inet6 2> /dev/null
-}
-
-# receive HOST KIND [OPTS]...: splice-fromnet -b HOST OPTS 0 in the
-# background, stdout the file "out" (KIND file) or a FIFO that cat drains
-# into "out" (KIND pipe).  Sets RPID, CPID (or empty) and PORT.
-receive() {
-  _host=$1 _kind=$2
-  shift 2
-  _reader=
-  [ "$_kind" = file ] || _reader='exec cat'
-  receive_through "$_reader" "$_host" "$@"
-}
-
-# receive_through READER HOST [OPTS]...: receive HOST pipe with the sh
-# command READER, not cat, reading the FIFO into "out"; READER "": receive
-# HOST file.
-receive_through() {
-  _reader=$1 _host=$2
-  shift 2
-  rm -f out err fifo
-  CPID=
-  _stdout=out
-  if [ -n "$_reader" ]; then
-    mkfifo fifo
-    timeout 60 sh -c "$_reader" < fifo > out &
-    CPID=$!
-    bg_started
-    _stdout=fifo
-  fi
-  start_receiver "$_stdout" err timeout 60 splice-fromnet -b "$_host" "$@" 0
-}
-
-# receive_done WHAT: reaps the receiver (and its cat); it must exit 0.
-receive_done() {
-  reap "$RPID" "splice-fromnet ($1)"
-  [ "$REAPED" -eq 0 ] || { cat err >&2; fail "splice-fromnet ($1): exit $REAPED"; }
-  if [ -n "$CPID" ]; then
-    reap "$CPID" "cat"
-  fi
-}
-
 # send HOST KIND FILE [OPTS]...: splice-tonet OPTS HOST $PORT with stdin
 # the regular FILE (KIND file) or a pipe fed from it (KIND pipe); status in "st".
 send() {
@@ -443,121 +391,6 @@ t_nc_interop() {
   same f out
 }
 
-tcase t_tee_net "splice-tee -n twice: two TCP copies, a file and stdout, all byte-exact"
-t_tee_net() {
-  random_file f 20000000
-  v6=127.0.0.1
-  have_ipv6 && v6=::1
-  start_receiver out1 err1 timeout 60 splice-fromnet -b 127.0.0.1 0
-  r1=$RPID p1=$PORT
-  start_receiver out2 err2 timeout 60 splice-fromnet -b "$v6" 0
-  r2=$RPID p2=$PORT
-  case $v6 in *:*) t2="[$v6]:$p2" ;; *) t2="$v6:$p2" ;; esac
-  run_status st sh -c 'cat f | timeout 60 splice-tee -n "127.0.0.1:$1" --net "$2" copy |
-    cat > stdout' sh "$p1" "$t2" 2> terr
-  [ "$(cat st)" -eq 0 ] || { cat terr >&2; fail "splice-tee -n -n: exit $(cat st)"; }
-  reap "$r1" "first receiver"
-  status 0 "$REAPED" "first receiver"
-  reap "$r2" "second receiver"
-  status 0 "$REAPED" "second receiver"
-  same f out1
-  same f out2
-  same f copy
-  same f stdout
-}
-
-# end_receiver: ends the receiver of receive_through and its reader, by
-# their pids (each a timeout(1) and its child), and reaps them.
-end_receiver() {
-  for p in $RPID $CPID; do
-    # shellcheck disable=SC2046 # one pid per word
-    kill "$p" $(cat "/proc/$p/task/$p/children" 2> /dev/null) 2> /dev/null || :
-    wait "$p" 2> /dev/null || :
-  done
-}
-
-# tee_to_peer PEER OPTS...: 20 MB from a pipe through splice-tee OPTS -w 1
-# -n to a receiver whose reader is PEER (sh), and to the file copy and a
-# pipe into stdout; splice-tee's status in "st", its stderr in "terr".
-tee_to_peer() {
-  _peer=$1
-  shift
-  receive_through "$_peer" 127.0.0.1
-  rm -f copy stdout
-  # shellcheck disable=SC2086 # OPTS are words
-  { cat f | run_status st timeout 30 splice-tee "$@" -w 1 -n "127.0.0.1:$PORT" copy \
-    2> terr; } | cat > stdout
-  end_receiver
-}
-
-tcase t_tee_peer_leaves \
-  "splice-tee -n, a peer that never reads, leaves or resets, any mode: dropped, named, no SIGPIPE"
-t_tee_peer_leaves() {
-  random_file f 20000000
-  # Never reads (the -w 1 timeout gives up on it), reads 1 MiB then its
-  # receiver dies (the kernel resets), resets once it took 100 kB.
-  peers="exec_sleep_60 exec_head_-c_1048576"
-  command -v perl > /dev/null 2>&1 && peers="$peers reset"
-  for peer in $peers; do
-    for mode in "" --output-error=warn -p --output-error=exit --output-error=exit-nopipe; do
-      what="splice-tee $mode -n to a peer that does '$peer'"
-      if [ "$peer" = reset ]; then
-        reset_peer
-        { cat f | run_status st timeout 30 splice-tee $mode -w 1 -n "127.0.0.1:$NPORT" \
-          copy 2> terr; } | cat > stdout
-        PORT=$NPORT
-      else
-        # shellcheck disable=SC2086 # no mode is no word
-        tee_to_peer "$(echo "$peer" | tr _ ' ')" $mode
-      fi
-      [ "$(cat st)" -ne 141 ] || fail "$what: killed by SIGPIPE"
-      status 1 "$(cat st)" "$what"
-      lost='(Broken pipe|Connection reset by peer|Connection timed out)'
-      grep -q -E "^splice-tee: 127.0.0.1:$PORT: $lost\$" terr ||
-        { cat terr >&2; fail "$what: no message naming the peer"; }
-      case $mode in
-      *exit*) ;;
-      *)
-        same f copy
-        same f stdout
-        ;;
-      esac
-    done
-  done
-}
-
-tcase t_tee_peer_pipe_reader \
-  "splice-tee -n, stdout's reader leaves: SIGPIPE as tee, the peer reset; ignored: the peer whole"
-t_tee_peer_pipe_reader() {
-  random_file f 20000000
-  receive 127.0.0.1 file
-  { cat f | run_status st timeout 30 splice-tee -n "127.0.0.1:$PORT" 2> terr; } |
-    head -c 1048576 > /dev/null
-  status 141 "$(cat st)" "splice-tee -n, stdout's reader gone"
-  reap "$RPID" "splice-fromnet"
-  status 1 "$REAPED" "the receiver of a splice-tee that died of SIGPIPE"
-  mentions err "Connection reset by peer$"
-  # Ignored SIGPIPE (nohup, trap): GNU tee drops that output quietly, exit 0.
-  receive 127.0.0.1 file
-  { cat f | run_status st sh -c "trap '' PIPE; exec timeout 30 splice-tee -n 127.0.0.1:$PORT" \
-    2> terr; } | head -c 1048576 > /dev/null
-  status 0 "$(cat st)" "splice-tee -n with SIGPIPE ignored, stdout's reader gone"
-  [ ! -s terr ] || { cat terr >&2; fail "a message for a pipe's EPIPE in the default mode"; }
-  receive_done "splice-tee after its stdout's reader left"
-  same f out
-}
-
-# reset_peer: a listener (perl) that accepts one connection, reads 100 kB,
-# then resets it (SO_LINGER 0).  Sets NPORT.
-reset_peer() {
-  perl_listener 1 '
-    accept(my $c, $s) or die "accept: $!";
-    my $got = 0;
-    while ($got < 100000) { my $n = sysread($c, my $buf, 65536) or last; $got += $n; }
-    setsockopt($c, SOL_SOCKET, SO_LINGER, pack("ii", 1, 0)) or die "linger: $!";
-    close($c);'
-}
-
 tcase t_progress "--progress on both sides: a dd-style status line with the byte count"
 t_progress() {
   random_file f 3000000
@@ -838,24 +671,6 @@ t_reply_now() {
   echo_server
   idle_sender hello "$EPORT"
   wait_until "the echo did not come back within 5 s" grep -qx hello reply
-}
-
-# perl_listener BACKLOG CODE: a listener on 127.0.0.1, port 0, with BACKLOG,
-# in perl: the socket is $s, CODE runs once it listens, at most 60 s.
-# Sets NPORT.
-perl_listener() {
-  need perl
-  rm -f nport
-  timeout 60 perl -e '
-    use Socket;
-    socket(my $s, PF_INET, SOCK_STREAM, 0) or die "socket: $!";
-    bind($s, pack_sockaddr_in(0, inet_aton("127.0.0.1"))) or die "bind: $!";
-    listen($s, $ARGV[0]) or die "listen: $!";
-    $| = 1;
-    print((unpack_sockaddr_in(getsockname($s)))[0], "\n");'"$2" "$1" > nport &
-  bg_started
-  wait_until "no listener" test -s nport
-  NPORT=$(cat nport)
 }
 
 # never_accepting: a listener with the smallest backlog that never accepts;
@@ -1490,6 +1305,71 @@ t_net_eintr() {
   cat in | inject splice:EINTR:3 splice-tonet 127.0.0.1 "$port" || fail "splice-tonet"
   wait "$rpid" || fail "splice-fromnet"
   same in out
+}
+
+tcase t_net_ending_signals_last_line "SIGINT, SIGTERM: splice-fromnet and splice-tonet, last line, totals, 128+N"
+t_net_ending_signals_last_line() {
+  for sig in INT TERM; do
+    # The receiver is signalled.
+    rm -f rout
+    mkfifo rout
+    marked_sink rout
+    start_receiver rout lerr $SIGNALS_BACK splice-fromnet -b 127.0.0.1 0 -v --progress
+    lpid=$RPID port=$PORT
+    vmsplice -s inf -L 64M 2> /dev/null | splice-tonet 127.0.0.1 "$port" 2> /dev/null &
+    spid=$!
+    wait_until "splice-fromnet: no byte came through" nonempty rout.got
+    kill -$sig $lpid
+    ends_by $sig splice-fromnet $lpid lerr
+    wait $spid || :
+    # The sender is signalled.
+    rm -f rout
+    mkfifo rout
+    marked_sink rout
+    start_receiver rout lerr splice-fromnet -b 127.0.0.1 0
+    lpid=$RPID port=$PORT
+    rm -f in
+    mkfifo in
+    vmsplice -s inf -L 64M > in 2> /dev/null &
+    gpid=$!
+    $SIGNALS_BACK splice-tonet -v --progress 127.0.0.1 "$port" < in 2> serr &
+    spid=$!
+    wait_watcher $gpid
+    wait_watcher $spid
+    wait_until "splice-tonet: no byte came through" nonempty rout.got
+    kill -$sig $spid
+    ends_by $sig splice-tonet $spid serr
+    wait $gpid || :
+    wait $lpid || :
+  done
+}
+
+tcase t_tonet_progress_counts_sent "splice-tonet --progress and -L count what is sent, not what an echo peer replies"
+t_tonet_progress_counts_sent() {
+  need socat
+  random_file f 2097152
+  start_receiver /dev/null serr socat -d -d TCP-LISTEN:0,bind=127.0.0.1 EXEC:cat
+  spid=$RPID port=$PORT
+  t0=$(now_ms)
+  splice-tonet -L 2M --interval 0.25 --name sent 127.0.0.1 "$port" < f 2> err > back
+  echo_ms=$(( $(now_ms) - t0 ))
+  wait $spid || :
+  # -L against a peer that only reads, in the same run: 2 MiB at 2 MiB/s
+  # take as long, not twice as long as if the replies counted too.
+  start_receiver /dev/null lerr splice-fromnet -b 127.0.0.1 0
+  lpid=$RPID port=$PORT
+  t0=$(now_ms)
+  splice-tonet -L 2M 127.0.0.1 "$port" < f 2> /dev/null
+  sink_ms=$(( $(now_ms) - t0 ))
+  wait $lpid || :
+  echo "-L 2M, 2 MiB: $echo_ms ms to an echo peer, $sink_ms ms to a sink"
+  [ $(( echo_ms * 2 )) -lt $(( sink_ms * 3 )) ] ||
+    fail "-L to an echo peer took $echo_ms ms, to a sink $sink_ms ms: the replies count"
+  same f back
+  mentions err "^sent: 2097152 bytes .*, 100%, ETA 0:00:00$"
+  [ "$(lines_with err ", 100%, ")" -eq 1 ] || { cat err >&2; fail "100% before the end"; }
+  grep -q "^sent: 4194304 bytes" err && { cat err >&2; fail "the replies counted"; }
+  :
 }
 
 run_area "$@"

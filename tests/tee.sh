@@ -799,4 +799,119 @@ t_tee_closed_stdin_named() {
   status 1 "$(cat st)" "splice-tee <&- | cat"
 }
 
+# end_receiver: ends the receiver of receive_through and its reader, by
+# their pids (each a timeout(1) and its child), and reaps them.
+end_receiver() {
+  for p in $RPID $CPID; do
+    # shellcheck disable=SC2046 # one pid per word
+    kill "$p" $(cat "/proc/$p/task/$p/children" 2> /dev/null) 2> /dev/null || :
+    wait "$p" 2> /dev/null || :
+  done
+}
+
+# tee_to_peer PEER OPTS...: 20 MB from a pipe through splice-tee OPTS -w 1
+# -n to a receiver whose reader is PEER (sh), and to the file copy and a
+# pipe into stdout; splice-tee's status in "st", its stderr in "terr".
+tee_to_peer() {
+  _peer=$1
+  shift
+  receive_through "$_peer" 127.0.0.1
+  rm -f copy stdout
+  # shellcheck disable=SC2086 # OPTS are words
+  { cat f | run_status st timeout 30 splice-tee "$@" -w 1 -n "127.0.0.1:$PORT" copy \
+    2> terr; } | cat > stdout
+  end_receiver
+}
+
+# reset_peer: a listener (perl) that accepts one connection, reads 100 kB,
+# then resets it (SO_LINGER 0).  Sets NPORT.
+reset_peer() {
+  perl_listener 1 '
+    accept(my $c, $s) or die "accept: $!";
+    my $got = 0;
+    while ($got < 100000) { my $n = sysread($c, my $buf, 65536) or last; $got += $n; }
+    setsockopt($c, SOL_SOCKET, SO_LINGER, pack("ii", 1, 0)) or die "linger: $!";
+    close($c);'
+}
+
+tcase t_tee_net "splice-tee -n twice: two TCP copies, a file and stdout, all byte-exact"
+t_tee_net() {
+  random_file f 20000000
+  v6=127.0.0.1
+  have_ipv6 && v6=::1
+  start_receiver out1 err1 timeout 60 splice-fromnet -b 127.0.0.1 0
+  r1=$RPID p1=$PORT
+  start_receiver out2 err2 timeout 60 splice-fromnet -b "$v6" 0
+  r2=$RPID p2=$PORT
+  case $v6 in *:*) t2="[$v6]:$p2" ;; *) t2="$v6:$p2" ;; esac
+  run_status st sh -c 'cat f | timeout 60 splice-tee -n "127.0.0.1:$1" --net "$2" copy |
+    cat > stdout' sh "$p1" "$t2" 2> terr
+  [ "$(cat st)" -eq 0 ] || { cat terr >&2; fail "splice-tee -n -n: exit $(cat st)"; }
+  reap "$r1" "first receiver"
+  status 0 "$REAPED" "first receiver"
+  reap "$r2" "second receiver"
+  status 0 "$REAPED" "second receiver"
+  same f out1
+  same f out2
+  same f copy
+  same f stdout
+}
+
+tcase t_tee_peer_leaves \
+  "splice-tee -n, a peer that never reads, leaves or resets, any mode: dropped, named, no SIGPIPE"
+t_tee_peer_leaves() {
+  random_file f 20000000
+  # Never reads (the -w 1 timeout gives up on it), reads 1 MiB then its
+  # receiver dies (the kernel resets), resets once it took 100 kB.
+  peers="exec_sleep_60 exec_head_-c_1048576"
+  command -v perl > /dev/null 2>&1 && peers="$peers reset"
+  for peer in $peers; do
+    for mode in "" --output-error=warn -p --output-error=exit --output-error=exit-nopipe; do
+      what="splice-tee $mode -n to a peer that does '$peer'"
+      if [ "$peer" = reset ]; then
+        reset_peer
+        { cat f | run_status st timeout 30 splice-tee $mode -w 1 -n "127.0.0.1:$NPORT" \
+          copy 2> terr; } | cat > stdout
+        PORT=$NPORT
+      else
+        # shellcheck disable=SC2086 # no mode is no word
+        tee_to_peer "$(echo "$peer" | tr _ ' ')" $mode
+      fi
+      [ "$(cat st)" -ne 141 ] || fail "$what: killed by SIGPIPE"
+      status 1 "$(cat st)" "$what"
+      lost='(Broken pipe|Connection reset by peer|Connection timed out)'
+      grep -q -E "^splice-tee: 127.0.0.1:$PORT: $lost\$" terr ||
+        { cat terr >&2; fail "$what: no message naming the peer"; }
+      case $mode in
+      *exit*) ;;
+      *)
+        same f copy
+        same f stdout
+        ;;
+      esac
+    done
+  done
+}
+
+tcase t_tee_peer_pipe_reader \
+  "splice-tee -n, stdout's reader leaves: SIGPIPE as tee, the peer reset; ignored: the peer whole"
+t_tee_peer_pipe_reader() {
+  random_file f 20000000
+  receive 127.0.0.1 file
+  { cat f | run_status st timeout 30 splice-tee -n "127.0.0.1:$PORT" 2> terr; } |
+    head -c 1048576 > /dev/null
+  status 141 "$(cat st)" "splice-tee -n, stdout's reader gone"
+  reap "$RPID" "splice-fromnet"
+  status 1 "$REAPED" "the receiver of a splice-tee that died of SIGPIPE"
+  mentions err "Connection reset by peer$"
+  # Ignored SIGPIPE (nohup, trap): GNU tee drops that output quietly, exit 0.
+  receive 127.0.0.1 file
+  { cat f | run_status st sh -c "trap '' PIPE; exec timeout 30 splice-tee -n 127.0.0.1:$PORT" \
+    2> terr; } | head -c 1048576 > /dev/null
+  status 0 "$(cat st)" "splice-tee -n with SIGPIPE ignored, stdout's reader gone"
+  [ ! -s terr ] || { cat terr >&2; fail "a message for a pipe's EPIPE in the default mode"; }
+  receive_done "splice-tee after its stdout's reader left"
+  same f out
+}
+
 run_area "$@"
