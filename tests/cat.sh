@@ -371,14 +371,6 @@ t_cat_help_version() {
   help_lists splice-cat --move --chunk --strict --progress --pipe-size --verbose
 }
 
-tcase t_cat_closed_stdout "stdout closed: a clear error, exit 1"
-t_cat_closed_stdout() {
-  random_file f 100
-  run_status st splice-cat f >&- 2> err
-  status 1 "$(cat st)" "splice-cat f >&-"
-  mentions err "standard output"
-}
-
 tcase t_reader_exits "a reader that exits early ends splice-cat by SIGPIPE, as cat"
 t_reader_exits() {
   random_file f 10485760

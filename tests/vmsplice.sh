@@ -400,13 +400,6 @@ t_closed_reader() {
   mentions err "vmsplice: standard output: vmsplice: Broken pipe"
 }
 
-tcase t_vmsplice_closed_stdout "stdout closed: a clear error, exit 1"
-t_vmsplice_closed_stdout() {
-  run_status st vmsplice -s 10 >&- 2> err
-  status 1 "$(cat st)" "vmsplice >&-"
-  mentions err "standard output"
-}
-
 tcase t_vmsplice_usage_errors "bad patterns, seeds, sizes and options: exit 2, named, with a hint"
 t_vmsplice_usage_errors() {
   for bad in "-p bogus" "-p fill" "-p fill:" "-p fill:256" "-p fill:x" "-p fill:-1" "-p random:" \
