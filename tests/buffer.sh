@@ -127,11 +127,9 @@ b_socket_stdio() {
   need socat
   seq_ref ref $((64 * MIB))
   # socat execs splice-buffer with the accepted socket as its stdin and stdout.
-  timeout 60 socat -d -d TCP-LISTEN:0,bind=127.0.0.1 EXEC:"splice-buffer -m 4M",nofork \
-    2> slog &
-  spid=$!
-  bg_started $spid
-  port=$(listen_port slog "$spid")
+  start_receiver /dev/null slog timeout 60 socat -d -d TCP-LISTEN:0,bind=127.0.0.1 \
+    EXEC:"splice-buffer -m 4M",nofork
+  spid=$RPID port=$PORT
   splice-tonet 127.0.0.1 "$port" < ref > got
   wait "$spid" || { cat slog >&2; fail "socat exec splice-buffer"; }
   same ref got

@@ -544,12 +544,10 @@ t_no_holding_fromnet() {
 # stdin is the TCP socket itself (KIND tcp) or a terminal (KIND pty).
 drip_to_cat() {
   if [ "$1" = tcp ]; then
-    rm -f serr
-    timeout 60 socat -d -d TCP-LISTEN:0,bind=127.0.0.1 \
-      EXEC:./catstamp,nofork 2> serr &
-    _p=$!
-    bg_started
-    ./drip sent | timeout 60 nc -N 127.0.0.1 "$(listen_port serr)"
+    start_receiver /dev/null serr timeout 60 socat -d -d TCP-LISTEN:0,bind=127.0.0.1 \
+      EXEC:./catstamp,nofork
+    _p=$RPID
+    ./drip sent | timeout 60 nc -N 127.0.0.1 "$PORT"
   else
     ./drip sent | timeout 60 socat -u STDIN EXEC:./catstamp,pty,rawer &
     _p=$!
@@ -637,9 +635,9 @@ t_poll_every_splice() {
 # echo_server: socat echoes what it gets (EXEC:cat); sets EPORT.
 echo_server() {
   rm -f eerr
-  timeout 60 socat -d -d TCP-LISTEN:0,bind=127.0.0.1,reuseaddr EXEC:cat 2> eerr &
-  bg_started
-  EPORT=$(listen_port eerr)
+  start_receiver /dev/null eerr timeout 60 socat -d -d TCP-LISTEN:0,bind=127.0.0.1,reuseaddr \
+    EXEC:cat
+  EPORT=$PORT
 }
 
 tcase t_echo "splice-tonet against an echo server: 100 MiB out and back, byte-exact, no deadlock; --no-reply"
