@@ -1,5 +1,7 @@
 # shellcheck shell=sh
-# Sourced by every area script.  An area script defines its cases as shell
+# Sourced by every area script, and by tests/run.sh, tests/vm.sh and
+# bench/run.sh for the tool list and their own helpers (the last section).
+# An area script defines its cases as shell
 # functions, names each with `tcase FUNCTION "what it checks"`, and ends with
 # `run_area "$@"`.  tests/run.sh runs `sh AREA.sh list` to learn the cases and
 # `sh AREA.sh run FUNCTION` in a fresh temp dir to run one: exit 0 passes,
@@ -10,17 +12,18 @@
 #   splice-cat, tee.sh, vmsplice.sh for vmsplice and vmsplice-touser, net.sh
 #   for splice-fromnet and splice-tonet, buffer.sh, bench.sh), so that
 #   `meson test --suite AREA` covers the tool.  The cross-tool areas
-#   (edges.sh, faults.sh, progress.sh, man.sh, install.sh, fuzz.sh) hold
-#   only cases that loop over the tools; kernel.sh and static.sh check the
-#   kernel and the source.  A case is named by the behaviour it checks, and
-#   its name is unique over every area (tests/run.sh CASE runs it by name).
+#   (edges.sh, faults.sh, man.sh, install.sh, fuzz.sh; progress.sh for the
+#   status line the tools share) hold only cases that loop over the tools;
+#   kernel.sh and static.sh check the kernel and the source.  A case is
+#   named by the behaviour it checks, not by a bug's number, and its name is
+#   unique over every area (tests/run.sh CASE runs it by name).
 # - One helper per idiom: one way to run in the background and be ended at
 #   exit (bg_started), one receiver starter (start_receiver), one port reader
 #   (listen_port), one way to get a pipeline member's status (run_status).
 # - Helpers that more than one area uses live here, nowhere else.
 
-# Every tool of the suite.  tests/run.sh refuses to run unless BINDIR has
-# each; it and bench/run.sh read this list from here.
+# Every tool of the suite.  tests/run.sh and tests/vm.sh refuse to run
+# unless BINDIR has each (find_tools); bench/run.sh builds each.
 # shellcheck disable=SC2034 # read by the scripts that source this file
 TOOLS="splice-cat splice-tee vmsplice vmsplice-touser splice-fromnet splice-tonet splice-buffer splice-bench"
 
