@@ -25,6 +25,7 @@
 set -u
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
+. "$ROOT/tests/lib.sh"
 BUILD=$ROOT/build-release
 QUICK=
 ONLY=
@@ -79,7 +80,6 @@ rm -f "$DIR/bench-setup.log"
 BUILD=$(cd "$BUILD" && pwd)
 # Tool by tool (the test suite's list): one that does not build is
 # skipped, named, not fatal.
-TOOLS=$(. "$ROOT/tests/lib.sh" && echo "$TOOLS")
 for tool in $TOOLS; do
   if ! ninja -C "$BUILD" "$tool" > "$BUILD/bench-$tool.log" 2>&1; then
     say "$tool does not build (see $BUILD/bench-$tool.log): its cases are skipped"
@@ -101,15 +101,8 @@ fi
 TCP=$((2 * FILE))
 
 LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
-W=$(mktemp -d "$DIR/splice-bench-suite.XXXXXX") || exit 1
-RECEIVER=
-cleanup() {
-  [ -z "$RECEIVER" ] || kill "$RECEIVER" 2> /dev/null
-  rm -rf "$W"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+work_dir "$DIR/splice-bench-suite.XXXXXX"
+W=$WORK
 mkdir "$W/bin" "$W/res"
 
 # t NAME CMD...: runs CMD, recording its exit status, CPU seconds and peak RSS in $RUN/NAME.
@@ -126,21 +119,12 @@ else
   say "GNU time (/usr/bin/time) is not installed: no CPU time or peak RSS"
   printf '#!/bin/sh\nshift\nexec "$@"\n' > "$W/bin/t"
 fi
-# waitport FILE: the port a listener printed on its first line about listening.
-cat > "$W/bin/waitport" << 'EOF'
+# waitport FILE: the port a listener printed on its line about listening
+# (the test suite's port reader).
+cat > "$W/bin/waitport" << EOF
 #!/bin/sh
-i=0
-while [ $i -lt 1000 ]; do
-  line=$(grep -i -m 1 'listen' "$1" 2> /dev/null)
-  if [ -n "$line" ]; then
-    echo "$line" | grep -o '[0-9][0-9]*' | tail -n 1
-    exit 0
-  fi
-  sleep 0.01
-  i=$((i + 1))
-done
-echo "bench: no listening port in $1: $(cat "$1")" >&2
-exit 1
+. "$ROOT/tests/lib.sh"
+listen_port "\$1"
 EOF
 # burst BYTES: BYTES of zeros on stdout, as head -c does; the clock starts
 # with it ($RUN/t0) and stops when it is done ($RUN/rate): the producer's time.

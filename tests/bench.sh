@@ -258,8 +258,8 @@ t_cases_in_page() {
   done < cases
 }
 
-tcase t_usage_errors "bad options: exit 2, the option named, a hint, nothing on stdout"
-t_usage_errors() {
+tcase t_bench_usage_errors "bad options: exit 2, the option named, a hint, nothing on stdout"
+t_bench_usage_errors() {
   for bad in "-t 0" "-t -1" "-t abc" "-t 5000" "-s 0" "-s 1Q" "-s -5" "-r 2" "-r x" \
     "-c nope" "--pipe-size 0" "-x" "--bogus" "extra"; do
     # shellcheck disable=SC2086
@@ -274,15 +274,104 @@ t_usage_errors() {
   mentions err "runs"
 }
 
-tcase t_help_version "--help on stdout exit 0; --version names the suite"
-t_help_version() {
-  splice-bench --help > out || fail "--help exit"
-  mentions out "Usage: splice-bench"
-  for opt in --list --case --time --size --runs --dir --csv --corrupt --sweep --pipe-size; do
-    mentions out "$opt"
+tcase t_bench_help_version "--help on stdout exit 0; --version names the suite"
+t_bench_help_version() {
+  help_lists splice-bench --list --case --time --size --runs --dir --csv --corrupt --sweep \
+    --pipe-size
+}
+
+tcase t_bench_sigterm_reaps_workers "splice-bench -s 1T, SIGTERM and SIGINT: ends, its workers reaped, 128+N"
+t_bench_sigterm_reaps_workers() {
+  need_default_signal
+  for sig in TERM INT; do
+    start_tool /dev/null out err splice-bench -s 1T -c pipe-rw-64k -c vmsplice-splice
+    wait_until "splice-bench started no worker" has_children "$TPID"
+    kill -"$sig" "$TPID"
+    reap_within "$TPID" 5 "splice-bench after SIG$sig"
+    no_leftovers "$TPID" "splice-bench after SIG$sig"
+    status $((128 + $(sig_number "$sig"))) "$REAPED" "splice-bench after SIG$sig"
   done
-  splice-bench -V > out || fail "-V exit"
-  grep -qx 'splice-bench (splice-tools) [0-9]*\.[0-9]*\.[0-9]*' out || fail "version: $(cat out)"
+}
+
+tcase t_bench_results_unwritable "splice-bench: table into /dev/full or closed stdout: exit 1, a message"
+t_bench_results_unwritable() {
+  for redir in "> /dev/full" ">&-"; do
+    for fmt in "" --csv; do
+      run_status st timeout 20 sh -c "splice-bench -t 0.05 -c pipe-rw-64k $fmt $redir" 2> err
+      hung "splice-bench $fmt $redir"
+      status 1 "$(cat st)" "splice-bench $fmt $redir"
+      mentions err "standard output"
+    done
+  done
+}
+
+tcase t_bench_corrupt_small_sizes "splice-bench --corrupt with -s 100K, 1M+1, 4097: every case fails, exit 1"
+t_bench_corrupt_small_sizes() {
+  for size in 100K 1048577 4097; do
+    run_status st splice-bench --corrupt -t 0.05 -s "$size" --csv -c pipe-rw-64k \
+      -c vmsplice-splice -c file-file-cfr -c tcp-sendfile -c tee-tee > out 2> err
+    status 1 "$(cat st)" "splice-bench --corrupt -s $size"
+    for c in pipe-rw-64k vmsplice-splice file-file-cfr tcp-sendfile tee-tee; do
+      [ "$(awk -F, -v c="$c" '$1 == c { print $10 }' out)" = FAIL ] ||
+        fail "-s $size: $c not marked FAIL: $(grep "^$c," out)"
+    done
+  done
+}
+
+tcase t_bench_closed_std_fds "splice-bench with 0, 1, 2 closed: stdout needed (exit 1), the others filled"
+t_bench_closed_std_fds() {
+  for r in "<&-" "2>&-" "<&- 2>&-"; do
+    closed_run "$r" "splice-bench -t 0.05 --csv -c pipe-rw-64k"
+    status 0 "$(cat st)" "splice-bench $r"
+    grep -q '^pipe-rw-64k,.*,yes$' out || fail "splice-bench $r: $(cat out)"
+  done
+  closed_run ">&-" "splice-bench -t 0.05 -c pipe-rw-64k"
+  status 1 "$(cat st)" "splice-bench >&-"
+  mentions err "standard output"
+  closed_run "<&- >&- 2>&-" "splice-bench -t 0.05 -c pipe-rw-64k"
+  status 1 "$(cat st)" "splice-bench, 0 1 2 closed"
+  need_fd_trace
+  fd_trace "<&- 2>&-" "splice-bench -t 0.05 --csv -c pipe-rw-64k -c file-file-splice -c tcp-splice"
+  status 0 "$(cat st)" "splice-bench <&- 2>&- (strace)"
+  not_on_0_2 "splice-bench <&- 2>&-"
+}
+
+tcase t_bench_signals_mid_run "splice-bench: SIGTERM, SIGINT, SIGHUP mid-run: exit 128+N, no worker left"
+t_bench_signals_mid_run() {
+  need_default_signal
+  for sig in TERM INT HUP; do
+    for c in pipe-rw-64k tcp-splice tee-tee; do
+      start_tool /dev/null out err splice-bench -s 1T -c "$c"
+      wait_until "splice-bench -c $c started no worker" has_children "$TPID"
+      signalled "splice-bench -c $c" "$sig"
+    done
+  done
+}
+
+tcase t_bench_ending_signals_last_line "SIGINT, SIGTERM: splice-bench ends its workers, last line, 128+N"
+t_bench_ending_signals_last_line() {
+  for sig in INT TERM; do
+    $SIGNALS_BACK splice-bench -c pipe-rw-64k -s 1T -r 3 --progress > /dev/null 2> err &
+    pid=$!
+    wait_watcher $pid
+    # The first run's workers, once the reference data is made.
+    for _i in $(seq 200); do
+      workers=$(ps -o pid= --ppid $pid || :)
+      [ -z "$workers" ] || break
+      sleep 0.05
+    done
+    [ -n "$workers" ] || fail "no workers seen"
+    # Bytes counted, so that the last line has its estimate.
+    wait_until "splice-bench counted nothing" has_lines_with err 1 "^[1-9][0-9]* bytes .* copied, "
+    kill -$sig $pid
+    ends_by $sig splice-bench $pid err
+    mentions err ", [0-9]*%, ETA "
+    # Gone, or dead and waiting for init to reap it.
+    for w in $workers; do
+      state=$(sed 's/.*) \(.\).*/\1/' "/proc/$w/stat" 2> /dev/null || :)
+      case $state in '' | Z | X) ;; *) fail "worker $w outlived splice-bench ($state)" ;; esac
+    done
+  done
 }
 
 run_area "$@"

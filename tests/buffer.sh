@@ -11,15 +11,6 @@
 
 MIB=1048576
 
-# Background pids of the case: at exit each still there is ended, by pid.
-BG=
-cleanup() {
-  for p in $BG; do
-    kill "$p" 2> /dev/null || :
-  done
-}
-trap cleanup EXIT
-
 # wait_text FILE ERE [N]: until N lines (default 1) of FILE match ERE, at
 # most 20 s.
 wait_text() {
@@ -112,21 +103,17 @@ b_file() {
 tcase b_tcp_chain "splice-fromnet | splice-buffer and splice-buffer | splice-tonet: exact"
 b_tcp_chain() {
   mkfifo net
-  splice-fromnet -b 127.0.0.1 0 > net 2> lerr &
-  lpid=$!
-  BG="$BG $lpid"
   { run_status st splice-buffer -m 16M < net; } | vmsplice-touser --verify seq -c > n &
   vpid=$!
-  port=$(listen_port lerr "$lpid")
+  start_receiver net lerr splice-fromnet -b 127.0.0.1 0
+  lpid=$RPID port=$PORT
   vmsplice -p seq -s 64M | splice-tonet 127.0.0.1 "$port"
   wait "$lpid" || fail "splice-fromnet"
   wait "$vpid" || fail "vmsplice-touser --verify seq after splice-fromnet | splice-buffer"
   status 0 "$(cat st)" "splice-fromnet | splice-buffer"
   count_is n 67108864
-  splice-fromnet -b 127.0.0.1 0 > got 2> lerr2 &
-  lpid=$!
-  BG="$BG $lpid"
-  port=$(listen_port lerr2 "$lpid")
+  start_receiver got lerr2 splice-fromnet -b 127.0.0.1 0
+  lpid=$RPID port=$PORT
   vmsplice -p seq -s 64M | { run_status st splice-buffer -m 16M; } |
     splice-tonet 127.0.0.1 "$port"
   wait "$lpid" || fail "splice-fromnet"
@@ -140,12 +127,9 @@ b_socket_stdio() {
   need socat
   seq_ref ref $((64 * MIB))
   # socat execs splice-buffer with the accepted socket as its stdin and stdout.
-  timeout 60 socat -d -d TCP-LISTEN:0,bind=127.0.0.1 EXEC:"splice-buffer -m 4M",nofork \
-    2> slog &
-  spid=$!
-  BG="$BG $spid"
-  wait_text slog "listening on .*:[0-9]+$"
-  port=$(sed -n 's/.*listening on .*:\([0-9][0-9]*\)$/\1/p' slog)
+  start_receiver /dev/null slog timeout 60 socat -d -d TCP-LISTEN:0,bind=127.0.0.1 \
+    EXEC:"splice-buffer -m 4M",nofork
+  spid=$RPID port=$PORT
   splice-tonet 127.0.0.1 "$port" < ref > got
   wait "$spid" || { cat slog >&2; fail "socat exec splice-buffer"; }
   same ref got
@@ -302,7 +286,7 @@ b_start_threshold() {
   } | { run_status st splice-buffer -m 16M -P 50 --interval 0.05 2> err; } |
     splice-cat > out &
   pid=$!
-  BG="$BG $pid"
+  bg_started $pid
   wait_fill err 37
   size_is out 0
   echo > go1
@@ -346,7 +330,7 @@ b_resume_threshold() {
         splice-cat
       } | vmsplice-touser --verify seq -c > n &
     pid=$!
-    BG="$BG $pid"
+    bg_started $pid
     wait_fill err 100
     echo > go1
     wait_until "the reader never took 10 MiB" test -e took1
@@ -403,10 +387,10 @@ b_usr1() {
   mkfifo a b go
   # The input ends only once the signals are answered.
   { vmsplice -p seq -s 24M; read -r _ < go; } > a &
-  BG="$BG $!"
+  bg_started $!
   splice-buffer -v -m 32M -L 12M < a > b 2> err &
   pid=$!
-  BG="$BG $pid"
+  bg_started $pid
   cat b | vmsplice-touser --verify seq -c > n &
   vpid=$!
   # -v's note comes once the watcher thread, which takes SIGUSR1, runs.
@@ -434,7 +418,7 @@ b_signals() {
     sink=$!
     env --default-signal=INT,TERM,HUP splice-buffer -v --progress -m 16M < a > b 2> err &
     pid=$!
-    BG="$BG $gen $sink $pid"
+    bg_started $gen $sink $pid
     wait_text err "buffer: "
     wait_text err "copied, "
     kill -"$sig" "$pid"
@@ -676,7 +660,7 @@ b_memory() {
     { run_status st sh -c 'echo $$ > pid; exec splice-buffer -m 1G' 2> err; } |
     { read -r _ < go; splice-cat > /dev/null; } &
   reader=$!
-  BG="$BG $reader"
+  bg_started $reader
   wait_file produced || fail "the producer of 256 MiB never finished"
   pid=$(cat pid)
   rss=$(sed -n 's/^VmRSS:[^0-9]*\([0-9]*\) kB/\1/p' "/proc/$pid/status")

@@ -112,8 +112,8 @@ t_clone() {
   same ref7 out7
 }
 
-tcase t_pipe_requests "reading a pipe: half of it per splice(2) call, 64 KiB at least; --chunk wins"
-t_pipe_requests() {
+tcase t_cat_pipe_requests "reading a pipe: half of it per splice(2) call, 64 KiB at least; --chunk wins"
+t_cat_pipe_requests() {
   need strace
   ere='splice\(0, NULL, 1, NULL, '
   reader_asks 1M 524288 splice "$ere" splice-cat
@@ -237,8 +237,8 @@ t_proc_devnull_input() {
   [ ! -s out ] || fail "/dev/null gave bytes"
 }
 
-tcase t_dev_full "/dev/full as output: ENOSPC reported against the output, exit 1"
-t_dev_full() {
+tcase t_cat_dev_full "/dev/full as output: ENOSPC reported against the output, exit 1"
+t_cat_dev_full() {
   random_file f 100000
   run_status st splice-cat f > /dev/full 2> err
   status 1 "$(cat st)" "splice-cat f > /dev/full"
@@ -272,8 +272,8 @@ t_gnu_messages() {
   same exp err
 }
 
-tcase t_nonblocking "stdin and stdout set O_NONBLOCK: EAGAIN waited out, byte-exact"
-t_nonblocking() {
+tcase t_cat_nonblocking "stdin and stdout set O_NONBLOCK: EAGAIN waited out, byte-exact"
+t_cat_nonblocking() {
   nb=$(helper with-flags)
   random_file f 10485760
   # A slow reader keeps the non-blocking stdout pipe full.
@@ -309,8 +309,8 @@ t_inject_emfile() {
   same f out
 }
 
-tcase t_strict_append "--strict with an O_APPEND output: exit 1, message names splice"
-t_strict_append() {
+tcase t_cat_strict_append "--strict with an O_APPEND output: exit 1, message names splice"
+t_cat_strict_append() {
   random_file f 10000
   : > out
   run_status st splice-cat --strict f >> out 2> err
@@ -329,8 +329,8 @@ t_strict_zero_copy() {
   same ref out2
 }
 
-tcase t_options "-u, -m, --chunk, --verbose, --progress: same bytes"
-t_options() {
+tcase t_cat_options "-u, -m, --chunk, --verbose, --progress: same bytes"
+t_cat_options() {
   random_file f 1048583
   splice-cat -u -m f > o1 && same f o1
   splice-cat --chunk 4097 f | splice-cat --chunk 1K > o2 && same f o2
@@ -352,8 +352,8 @@ t_options() {
   mentions err "pipe capacity: 4096 bytes (1 page)"
 }
 
-tcase t_usage_errors "bad options and sizes: exit 2, the option named, a hint"
-t_usage_errors() {
+tcase t_cat_usage_errors "bad options and sizes: exit 2, the option named, a hint"
+t_cat_usage_errors() {
   for bad in "--chunk -1" "--chunk 1Q" "--chunk 18446744073709551616" "--chunk 1e3" \
     "--chunk abc" "--chunk 0" "--pipe-size 0" "--pipe-size 1G0" "-x" "--bogus" "--chunk"; do
     # shellcheck disable=SC2086
@@ -366,23 +366,9 @@ t_usage_errors() {
   mentions err "chunk"
 }
 
-tcase t_help_version "--help on stdout exit 0; --version names the suite"
-t_help_version() {
-  splice-cat --help > out || fail "--help exit"
-  mentions out "Usage: splice-cat"
-  for opt in --move --chunk --strict --progress --pipe-size --verbose; do
-    mentions out "$opt"
-  done
-  splice-cat -V > out || fail "-V exit"
-  grep -qx 'splice-cat (splice-tools) [0-9]*\.[0-9]*\.[0-9]*' out || fail "version line: $(cat out)"
-}
-
-tcase t_closed_stdout "stdout closed: a clear error, exit 1"
-t_closed_stdout() {
-  random_file f 100
-  run_status st splice-cat f >&- 2> err
-  status 1 "$(cat st)" "splice-cat f >&-"
-  mentions err "standard output"
+tcase t_cat_help_version "--help on stdout exit 0; --version names the suite"
+t_cat_help_version() {
+  help_lists splice-cat --move --chunk --strict --progress --pipe-size --verbose
 }
 
 tcase t_reader_exits "a reader that exits early ends splice-cat by SIGPIPE, as cat"
@@ -948,6 +934,302 @@ t_sparse_fallback() {
   splice-cat big big >> app2 || fail "splice-cat big big >> app2"
   cat big big > ref2
   same ref2 app2
+}
+
+# needs_stdin CMD: sh -c "exec CMD", CMD closing stdin (<&-), under timeout
+# 10: exit 1 at once, naming the standard input.
+needs_stdin() {
+  run_status st timeout 10 sh -c "exec $1" 2> err
+  hung "$1"
+  status 1 "$(cat st)" "$1"
+  mentions err "standard input"
+}
+
+tcase t_cat_closed_std_fds "splice-cat with 0, 1, 2 closed: needed ones named, exit 1; others filled, exact"
+t_cat_closed_std_fds() {
+  random_file f 300000
+  # stdin not needed: copied.
+  for r in "<&-" "2>&-" "<&- 2>&-"; do
+    closed_run "$r" "splice-cat f"
+    status 0 "$(cat st)" "splice-cat f $r"
+    same f out
+  done
+  # stdin needed (no operand, '-'): an error naming it.
+  for cmd in "splice-cat" "splice-cat f -"; do
+    closed_run "<&-" "$cmd"
+    status 1 "$(cat st)" "$cmd <&-"
+    mentions err "standard input"
+  done
+  # The same with stdout a regular file (then an internal pipe may be made).
+  for cmd in "splice-cat" "splice-cat -" "splice-cat f -"; do
+    needs_stdin "$cmd <&- > o"
+  done
+  run_status st timeout 10 sh -c 'exec splice-cat f <&- > o' 2> err
+  hung "splice-cat f <&- > o"
+  status 0 "$(cat st)" "splice-cat f <&- > o"
+  same f o
+  closed_run ">&-" "splice-cat f"
+  status 1 "$(cat st)" "splice-cat f >&-"
+  mentions err "standard output"
+  for cmd in "splice-cat f" "splice-cat" "splice-cat f -"; do
+    closed_run "<&- >&- 2>&-" "$cmd"
+    status 1 "$(cat st)" "$cmd, 0 1 2 closed"
+  done
+  # A failing operand with 0 and 2 closed: the message goes nowhere, never
+  # into the output; the files are copied.
+  random_file g 1000
+  cat f g > ref
+  run_status st timeout 10 sh -c 'exec splice-cat f nofile g <&- 2>&- > o'
+  hung "splice-cat f nofile g <&- 2>&-"
+  status 1 "$(cat st)" "splice-cat f nofile g <&- 2>&-"
+  same ref o
+}
+
+tcase t_cat_closed_fds_not_reused "splice-cat with 0 and 2 closed: no file or pipe of its own lands on 0-2 (strace)"
+t_cat_closed_fds_not_reused() {
+  need_fd_trace
+  random_file f 300000
+  random_file g 1000
+  for r in "<&-" "2>&-" "<&- 2>&-"; do
+    fd_trace "$r" "splice-cat f g"
+    status 0 "$(cat st)" "splice-cat f g $r"
+    not_on_0_2 "splice-cat f g $r"
+  done
+  # File to file through its internal pipe (copy_file_range refused).
+  needs_fallback
+  run_status st inject -o trace -t execve,openat,pipe2,copy_file_range copy_file_range:EXDEV:1+ \
+    timeout 10 sh -c 'exec splice-cat f g <&- 2>&- > o'
+  status 0 "$(cat st)" "splice-cat f g > o, 0 and 2 closed, no copy_file_range"
+  cat f g > ref
+  same ref o
+  not_on_0_2 "splice-cat f g > o, internal pipe"
+}
+
+tcase t_cat_pipe_resized_mid_stream "splice-cat: reader or writer grows or shrinks the pipe mid-stream: exact"
+t_cat_pipe_resized_mid_stream() {
+  seq_ref ref 16777216
+  parts ref
+  reader_resizes "splice-cat --pipe-size 64K" 1M splice-cat --pipe-size 64K ref
+  reader_resizes "splice-cat" 4K splice-cat ref
+  writer_resizes "splice-cat" 1M splice-cat
+  writer_resizes "splice-cat" 4K splice-cat
+}
+
+tcase t_cat_out_of_descriptors "splice-cat: pipe2 EMFILE/ENFILE (internal pipe), openat ENFILE, low ulimit -n"
+t_cat_out_of_descriptors() {
+  need strace
+  random_file f 3000000
+  random_file g 1000
+  cat f g > ref
+  if [ -z "${STRICT:-}" ]; then
+    for err in EMFILE ENFILE; do
+      # File to file: no copy_file_range, no pipe: read/write, exact.
+      run_status st inject copy_file_range:EXDEV:1+ pipe2:"$err":1+ timeout 10 \
+        splice-cat f g > o 2> err
+      cat err >&2
+      status 0 "$(cat st)" "splice-cat f g > o, no copy_file_range, pipe2 $err"
+      same ref o
+    done
+  fi
+  # An operand that cannot be opened (ENFILE): named, the rest copied, exit 1.
+  # Only the opening of f fails (-P f): the loader's openat calls come first.
+  { run_status st traced -o /dev/null -P f -e trace=openat \
+    -e inject=openat:error=ENFILE:when=1+ splice-cat g f g 2> err; } | cat > out
+  status 1 "$(cat st)" "splice-cat g f g, openat f ENFILE"
+  mentions err "f: Too many open files in system"
+  cat g g > ref2
+  same ref2 out
+  # No descriptor to spare: one for the operand and none more; stdout a
+  # file, then a pipe.  (No redirection after ulimit: sh saves descriptors
+  # at 10 and up.)
+  lim=$(limit_for 1)
+  # The binary itself: the --strict wrapper, a script, would need a descriptor.
+  run="ulimit -n $lim; exec \"$BINDIR/splice-cat\" ${STRICT:+--strict} f g"
+  run_status st timeout 10 sh -c "$run" > o2 2> err
+  cat err >&2
+  status 0 "$(cat st)" "splice-cat f g > file under ulimit -n $lim"
+  same ref o2
+  { run_status st timeout 10 sh -c "$run" 2> err; } | cat > o3
+  cat err >&2
+  status 0 "$(cat st)" "splice-cat f g | under ulimit -n $lim"
+  same ref o3
+}
+
+tcase t_cat_signals_mid_transfer "splice-cat: SIGTERM, SIGINT, SIGHUP mid-transfer: exit 128+N, nothing left"
+t_cat_signals_mid_transfer() {
+  need_default_signal
+  mkfifo a b
+  for sig in TERM INT HUP; do
+    feed a
+    drain b
+    start_tool /dev/null b err splice-cat a
+    signalled splice-cat "$sig" b.got
+  done
+}
+
+tcase t_eintr_splice "EINTR injected into the 3rd splice: retried, byte-exact"
+t_eintr_splice() {
+  need strace
+  random_file f 5000000
+  run_status st inject splice:EINTR:3 splice-cat --chunk 64K f | cat > out
+  status 0 "$(cat st)" "splice-cat under EINTR"
+  same f out
+  cat f | inject splice:EINTR:3 splice-cat --chunk 64K > out2 || fail "pipe to file under EINTR"
+  same f out2
+}
+
+tcase t_eagain_splice "EAGAIN injected into the 3rd splice: waited out with poll, byte-exact"
+t_eagain_splice() {
+  need strace
+  random_file f 5000000
+  run_status st inject splice:EAGAIN:3 splice-cat --chunk 64K f | cat > out
+  status 0 "$(cat st)" "splice-cat under EAGAIN"
+  same f out
+}
+
+tcase t_einval_first_splice "EINVAL injected into the 1st splice: read/write fallback, byte-exact"
+t_einval_first_splice() {
+  needs_fallback
+  need strace
+  random_file f 5000000
+  run_status st inject splice:EINVAL:1 splice-cat f | cat > out
+  status 0 "$(cat st)" "splice-cat under EINVAL"
+  same f out
+}
+
+tcase t_einval_mid_splice "EINVAL after bytes moved: an error, not a fallback, exit 1, not silence"
+t_einval_mid_splice() {
+  need strace
+  random_file f 5000000
+  # file -> pipe: a pipe fails only by losing its reader, so the file is named.
+  run_status st inject splice:EINVAL:3 splice-cat --chunk 64K f 2> err |
+    cat > out
+  status 1 "$(cat st)" "splice-cat with EINVAL mid-stream"
+  mentions err "splice-cat: f: Invalid argument"
+  [ "$(wc -c < out)" -lt 5000000 ] || fail "all bytes arrived, yet an error was injected"
+  # pipe -> pipe: either could have failed; both are named.
+  { cat f | run_status st inject splice:EINVAL:3 splice-cat --chunk 64K 2> err2; } | cat > out2
+  status 1 "$(cat st)" "pipe to pipe with EINVAL mid-stream"
+  mentions err2 "standard input -> standard output: splice: Invalid argument"
+}
+
+tcase t_eio_input "EIO from the input mid-stream: reported against the input, exit 1"
+t_eio_input() {
+  need strace
+  random_file f 5000000
+  random_file g 1000
+  run_status st inject splice:EIO:3 splice-cat --chunk 64K f g 2> err |
+    cat > out
+  status 1 "$(cat st)" "splice-cat with EIO from f"
+  mentions err "splice-cat: f: Input/output error"
+  # The next operand is still copied, as cat does after a read error.
+  tail -c 1000 out > last
+  same g last
+}
+
+tcase t_enospc_output "ENOSPC from the output (file) mid-stream: reported against the output"
+t_enospc_output() {
+  need strace
+  random_file f 5000000
+  cat f | inject splice:ENOSPC:3 splice-cat --chunk 64K > out 2> err && fail "exit 0 after ENOSPC"
+  mentions err "splice-cat: write error: No space left on device"
+}
+
+tcase t_tmpfs_full "a 64 KiB tmpfs filling up mid-copy: ENOSPC, exit 1"
+t_tmpfs_full() {
+  mkdir mnt
+  mount -t tmpfs -o size=64k tmpfs mnt 2> /dev/null || skip "cannot mount a tmpfs here"
+  random_file f 1000000
+  run_status st splice-cat f > mnt/out 2> err
+  run_status st2 sh -c 'cat f | splice-cat > mnt/out2' 2> err2
+  umount mnt
+  status 1 "$(cat st)" "file -> full tmpfs"
+  mentions err "No space left on device"
+  status 1 "$(cat st2)" "pipe -> full tmpfs"
+  mentions err2 "No space left on device"
+}
+
+tcase t_sigterm "SIGTERM or SIGINT mid-transfer: the tool dies by that signal, not exit 0"
+t_sigterm() {
+  mkfifo fifo
+  for sig in TERM INT; do
+    { sleep 30 > fifo & } 2> /dev/null
+    writer=$!
+    # In the foreground, so SIGINT is not ignored as in a background job.
+    run_status st timeout --preserve-status -s "$sig" 0.5 splice-cat fifo > out
+    kill "$writer" 2> /dev/null || :
+    expected=143
+    [ "$sig" = TERM ] || expected=130
+    status "$expected" "$(cat st)" "splice-cat after SIG$sig"
+  done
+}
+
+tcase t_fifo_no_writer "a FIFO with no writer yet: waits, then copies every byte"
+t_fifo_no_writer() {
+  random_file f 300000
+  mkfifo fifo
+  splice-cat fifo > out &
+  pid=$!
+  # It waits in open(2) for a writer.
+  wait_until "splice-cat never waited for a writer" sleeping "$pid"
+  cat f > fifo
+  wait "$pid" || fail "splice-cat fifo"
+  same f out
+}
+
+tcase t_unreadable "an unreadable file: permission error, the others copied, exit 1"
+t_unreadable() {
+  random_file a 1000
+  random_file b 2000
+  random_file secret 100
+  chmod 000 secret
+  if [ "$(id -u)" -eq 0 ]; then
+    need setpriv
+    chmod 755 .
+    chmod 644 a b
+    run_status st setpriv --reuid=nobody --regid=nogroup --clear-groups \
+      "$(command -v splice-cat)" a secret b > out 2> err
+  else
+    run_status st splice-cat a secret b > out 2> err
+  fi
+  status 1 "$(cat st)" "splice-cat a secret b"
+  mentions err "secret: Permission denied"
+  cat a b > ref
+  same ref out
+}
+
+tcase t_pty_eof "input from a pty ending at one ^D: the line, then EOF (script(1))"
+t_pty_eof() {
+  need script
+  printf 'hello pty\n\004' > keys
+  # script(1) runs splice-cat on a pty; the keys are typed into it.
+  # script(1) ends when its stdin does: the keys' sender waits for the line.
+  { cat keys; wait_until "the line never came" nonempty out; } |
+    timeout 20 script -qec "splice-cat > out" /dev/null > /dev/null ||
+    fail "splice-cat on a pty did not end at ^D"
+  printf 'hello pty\n' > ref
+  same ref out
+}
+
+tcase t_big_count "over 4 GiB: -v counts every byte in 64 bits"
+t_big_count() {
+  truncate -s 4294967297 big
+  splice-cat --verbose big 2> err | splice-cat --verbose > /dev/null 2> err2
+  mentions err ": 4294967297 bytes"
+  mentions err2 ": 4294967297 bytes"
+}
+
+tcase t_cat_closed_stdin_named "stdin closed, splice-cat needs it: 'standard input', exit 1; the operand before '-' copied"
+t_cat_closed_stdin_named() {
+  echo small > small
+  # The commands as users typed them: stdout a file or /dev/null.
+  for cmd in "splice-cat <&- > out" "splice-cat - <&- > /dev/null" "splice-cat small - <&- > out"; do
+    rm -f out
+    needs_stdin "$cmd"
+  done
+  # As cat: the operand before '-' is copied.
+  run_status st timeout 10 sh -c 'exec splice-cat small - <&- > out' 2> err
+  same small out
 }
 
 run_area "$@"

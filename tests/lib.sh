@@ -1,12 +1,29 @@
 # shellcheck shell=sh
-# Sourced by every area script.  An area script defines its cases as shell
+# Sourced by every area script, and by tests/run.sh, tests/vm.sh and
+# bench/run.sh for the tool list and their own helpers (the last section).
+# An area script defines its cases as shell
 # functions, names each with `tcase FUNCTION "what it checks"`, and ends with
 # `run_area "$@"`.  tests/run.sh runs `sh AREA.sh list` to learn the cases and
 # `sh AREA.sh run FUNCTION` in a fresh temp dir to run one: exit 0 passes,
 # 77 skips (the last "SKIP: reason" line says why), anything else fails.
+#
+# The rules of the harness:
+# - One home per behaviour.  A case lives in its tool's area (cat.sh for
+#   splice-cat, tee.sh, vmsplice.sh for vmsplice and vmsplice-touser, net.sh
+#   for splice-fromnet and splice-tonet, buffer.sh, bench.sh), so that
+#   `meson test --suite AREA` covers the tool.  The cross-tool areas
+#   (edges.sh, faults.sh, man.sh, install.sh, fuzz.sh; progress.sh for the
+#   status line the tools share) hold only cases that loop over the tools;
+#   kernel.sh and static.sh check the kernel and the source.  A case is
+#   named by the behaviour it checks, not by a bug's number, and its name is
+#   unique over every area (tests/run.sh CASE runs it by name).
+# - One helper per idiom: one way to run in the background and be ended at
+#   exit (bg_started), one receiver starter (start_receiver), one port reader
+#   (listen_port), one way to get a pipeline member's status (run_status).
+# - Helpers that more than one area uses live here, nowhere else.
 
-# Every tool of the suite.  tests/run.sh refuses to run unless BINDIR has
-# each; it and bench/run.sh read this list from here.
+# Every tool of the suite.  tests/run.sh and tests/vm.sh refuse to run
+# unless BINDIR has each (find_tools); bench/run.sh builds each.
 # shellcheck disable=SC2034 # read by the scripts that source this file
 TOOLS="splice-cat splice-tee vmsplice vmsplice-touser splice-fromnet splice-tonet splice-buffer splice-bench"
 
@@ -81,6 +98,21 @@ counted() {
 # mentions FILE TEXT: the message in FILE says TEXT.
 mentions() {
   grep -q -- "$2" "$1" || { cat "$1" >&2; fail "message does not mention '$2'"; }
+}
+
+# help_lists TOOL [OPTION...]: TOOL --help exits 0, says "Usage: TOOL" and
+# names every OPTION (a grep pattern) on stdout; TOOL -V exits 0 with
+# "TOOL (splice-tools) X.Y.Z".
+help_lists() {
+  _tool=$1
+  shift
+  "$_tool" --help > out || fail "$_tool --help exit"
+  mentions out "Usage: $_tool"
+  for _opt in "$@"; do
+    mentions out "$_opt"
+  done
+  "$_tool" -V > out || fail "$_tool -V exit"
+  grep -qx "$_tool (splice-tools) [0-9]*\.[0-9]*\.[0-9]*" out || fail "version line: $(cat out)"
 }
 
 # seq_ref NAME BYTES: NAME holds BYTES of vmsplice's seq pattern (through a
@@ -175,19 +207,60 @@ child_sleeps() {
   [ -n "$_child" ] && sleeping "$_child"
 }
 
-# listen_port ERR PID: the port N of splice-fromnet's "listening on ADDR port
-# N" line in the file ERR, waiting for it while PID runs, at most 10 s.
+# ---- background processes, listeners --------------------------------------
+
+# Background pids of the case (timeout(1), setsid'd tools, feeders, sinks):
+# at exit each is ended with its children, by pid, if still there.
+BG=
+end_background() {
+  for _p in $BG; do
+    # shellcheck disable=SC2046 # one pid per word
+    kill $(cat "/proc/$_p/task/$_p/children" 2> /dev/null) "$_p" 2> /dev/null || :
+  done
+}
+trap end_background EXIT
+
+# bg_started [PID...]: the case's exit ends PID (default $!, the last
+# background command) if still running.
+# shellcheck disable=SC2120 # areas pass pids; most take $!
+bg_started() {
+  BG="$BG ${*:-$!}"
+}
+
+# listen_port ERR [PID]: the port of the first "listening on" line in the
+# file ERR (splice-fromnet's "listening on ADDR port N", socat -d -d's
+# "listening on AF=2 ADDR:N", nc -l -v's "Listening on ADDR N": the line's
+# last number), waiting for it at most 20 s, and no longer than PID runs.
 listen_port() {
   _i=0
-  while ! grep -q '^splice-fromnet: listening on .* port [0-9][0-9]*$' "$1" 2> /dev/null; do
-    if [ ! -d "/proc/$2" ] || [ $_i -ge 100 ]; then
+  until grep -q -i 'listening on .*[0-9]$' "$1" 2> /dev/null; do
+    if { [ -n "${2:-}" ] && [ ! -d "/proc/$2" ]; } || [ $_i -ge 400 ]; then
       cat "$1" >&2 2> /dev/null || :
-      fail "no 'listening on' line from splice-fromnet"
+      fail "no 'listening on' line in $1"
     fi
-    sleep 0.1
+    sleep 0.05
     _i=$((_i + 1))
   done
-  sed -n 's/^splice-fromnet: listening on .* port \([0-9][0-9]*\)$/\1/p' "$1" | head -n 1
+  grep -i -m 1 'listening on .*[0-9]$' "$1" | sed 's/.*[^0-9]\([0-9][0-9]*\)$/\1/'
+}
+
+# start_receiver [-i IN] OUT ERR CMD...: the listener CMD (splice-fromnet
+# ... 0, under timeout(1), inject or sh -c as the case needs) in the
+# background, stdin IN (default /dev/null), stdout OUT, stderr ERR; ended
+# at exit.  Sets RPID (CMD's pid) and PORT (listen_port).
+start_receiver() {
+  _rin=/dev/null
+  if [ "$1" = -i ]; then
+    _rin=$2
+    shift 2
+  fi
+  _rout=$1 _rerr=$2
+  shift 2
+  rm -f "$_rerr"
+  "$@" < "$_rin" > "$_rout" 2> "$_rerr" &
+  RPID=$!
+  bg_started
+  PORT=$(listen_port "$_rerr" "$RPID")
 }
 
 # requests TRACE ERE: the sizes that the calls in strace's record TRACE
@@ -260,4 +333,377 @@ inject() {
   # LeakSanitizer cannot run under ptrace: off, for sanitized builds.
   # shellcheck disable=SC2086 # one word per option
   ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" strace -f -o "$_log" $_trace $_faults "$@"
+}
+
+# ---- receivers: splice-fromnet with a reader, a perl listener -------------------
+
+# reap PID WHAT: waits for PID (bounded by its timeout(1)); REAPED = status.
+reap() {
+  set +e
+  wait "$1"
+  REAPED=$?
+  set -e
+  [ "$REAPED" -ne 124 ] || fail "$2: hung (killed by timeout)"
+}
+
+have_ipv6() {
+  grep -q '^00000000000000000000000000000001 ' /proc/net/if_inet6 2> /dev/null
+}
+
+# receive HOST KIND [OPTS]...: splice-fromnet -b HOST OPTS 0 in the
+# background, stdout the file "out" (KIND file) or a FIFO that cat drains
+# into "out" (KIND pipe).  Sets RPID, CPID (or empty) and PORT.
+receive() {
+  _host=$1 _kind=$2
+  shift 2
+  _reader=
+  [ "$_kind" = file ] || _reader='exec cat'
+  receive_through "$_reader" "$_host" "$@"
+}
+
+# receive_through READER HOST [OPTS]...: receive HOST pipe with the sh
+# command READER, not cat, reading the FIFO into "out"; READER "": receive
+# HOST file.
+receive_through() {
+  _reader=$1 _host=$2
+  shift 2
+  rm -f out err fifo
+  CPID=
+  _stdout=out
+  if [ -n "$_reader" ]; then
+    mkfifo fifo
+    timeout 60 sh -c "$_reader" < fifo > out &
+    CPID=$!
+    bg_started
+    _stdout=fifo
+  fi
+  start_receiver "$_stdout" err timeout 60 splice-fromnet -b "$_host" "$@" 0
+}
+
+# receive_done WHAT: reaps the receiver (and its cat); it must exit 0.
+receive_done() {
+  reap "$RPID" "splice-fromnet ($1)"
+  [ "$REAPED" -eq 0 ] || { cat err >&2; fail "splice-fromnet ($1): exit $REAPED"; }
+  if [ -n "$CPID" ]; then
+    reap "$CPID" "cat"
+  fi
+}
+
+# perl_listener BACKLOG CODE: a listener on 127.0.0.1, port 0, with BACKLOG,
+# in perl: the socket is $s, CODE runs once it listens, at most 60 s.
+# Sets NPORT.
+perl_listener() {
+  need perl
+  start_receiver /dev/null nport timeout 60 perl -e '
+    use Socket;
+    socket(my $s, PF_INET, SOCK_STREAM, 0) or die "socket: $!";
+    bind($s, pack_sockaddr_in(0, inet_aton("127.0.0.1"))) or die "bind: $!";
+    listen($s, $ARGV[0]) or die "listen: $!";
+    print STDERR "listening on ", (unpack_sockaddr_in(getsockname($s)))[0], "\n";'"$2" "$1"
+  NPORT=$PORT
+}
+
+# ---- processes: an end within a time, a session, a signal ------------------
+
+# hung WHAT: fails when the last run_status (file "st") was ended by timeout(1).
+hung() {
+  [ "$(cat st)" -ne 124 ] || fail "$1: hung (killed by timeout 10)"
+}
+
+# reap_within PID SECS WHAT: PID (our child) must end within SECS; REAPED is
+# its status.  One still running is killed and fails the case.
+reap_within() {
+  _n=0
+  while [ -n "$(state_of "$1")" ] && [ "$(state_of "$1")" != Z ]; do
+    _n=$((_n + 1))
+    if [ $_n -gt $(($2 * 10)) ]; then
+      kill -KILL "$1" 2> /dev/null || :
+      fail "$3: still running $2 s after the signal"
+    fi
+    sleep 0.1
+  done
+  set +e
+  wait "$1"
+  REAPED=$?
+  set -e
+}
+
+# session_left SID: pids of live (not zombie) processes of session SID.
+session_left() {
+  for _d in /proc/[0-9]*; do
+    _s=$(sed 's/.*) //' "$_d/stat" 2> /dev/null) || continue
+    # shellcheck disable=SC2086 # fields: state ppid pgrp session ...
+    set -- $_s
+    [ "${4:-}" = "$SID_WANTED" ] && [ "$1" != Z ] && echo "${_d#/proc/}"
+  done
+  :
+}
+
+# no_leftovers SID WHAT: no process of the session SID (the tool's own, made
+# with setsid) outlives the tool; any found are ended by pid and fail the case.
+no_leftovers() {
+  SID_WANTED=$1
+  # A child may take a moment to see its parent die: 5 s on a loaded machine.
+  _left=
+  for _i in $(seq 100); do
+    _left=$(session_left)
+    [ -n "$_left" ] || return 0
+    sleep 0.05
+  done
+  # shellcheck disable=SC2086
+  kill -KILL $_left 2> /dev/null || :
+  fail "$2: processes left behind: $_left"
+}
+
+# start_tool IN OUT ERR CMD...: CMD in its own session (setsid, so its
+# children can be found), every signal at its default (a background job
+# starts with SIGINT ignored), stdin IN, stdout OUT, stderr ERR (given here:
+# sh gives an asynchronous command /dev/null for stdin otherwise).  TPID is
+# its pid and session id.
+start_tool() {
+  _in=$1 _out=$2 _err=$3
+  shift 3
+  setsid env --default-signal "$@" < "$_in" > "$_out" 2> "$_err" &
+  TPID=$!
+  bg_started
+  wait_until "setup: $1 never became a session leader" leads_session "$TPID"
+}
+
+# leads_session PID: PID has run setsid(2): its session is its own.
+leads_session() {
+  [ "$(sed 's/.*) //' "/proc/$1/stat" 2> /dev/null | cut -d' ' -f4)" = "$1" ]
+}
+
+# has_children PID: PID has forked (splice-bench: its workers run).
+has_children() {
+  [ -n "$(ps -o pid= --ppid "$1" 2> /dev/null)" ]
+}
+
+sig_number() {
+  case $1 in TERM) echo 15 ;; INT) echo 2 ;; HUP) echo 1 ;; esac
+}
+
+need_default_signal() {
+  need setsid
+  env --default-signal true 2> /dev/null || skip "env --default-signal is not supported"
+}
+
+# ---- status lines and the ending signals -------------------------------------
+
+# Put before a background job: this shell has it ignore SIGINT, and a signal
+# ignored at start stays ignored, by design.  A command, not a function, so
+# that $! is the tool's pid.
+# shellcheck disable=SC2034 # read by the scripts that source this file
+SIGNALS_BACK="env --default-signal=INT,TERM,HUP"
+
+# now_ms: CLOCK_REALTIME in milliseconds (GNU date).
+now_ms() {
+  date +%s%3N
+}
+
+# lines_with FILE TEXT: how many lines of FILE hold TEXT.
+lines_with() {
+  grep -c -- "$2" "$1" || :
+}
+
+# wait_watcher PID: until PID runs its watcher thread (see watching).
+wait_watcher() {
+  wait_until "pid $1 never started its watcher thread" watching "$1"
+}
+
+# has_lines_with FILE N TEXT: FILE has N lines or more with TEXT.
+has_lines_with() {
+  [ "$(lines_with "$1" "$3")" -ge "$2" ]
+}
+
+# marked_sink FIFO: reads FIFO to its end in the background, its first byte
+# into FIFO.got, which says that bytes flow; SINK is its pid.
+marked_sink() {
+  rm -f "$1.got"
+  sh -c 'dd bs=1 count=1 of="$1.got" 2> /dev/null; exec cat > /dev/null' sh "$1" < "$1" &
+  SINK=$!
+}
+
+# ends_by SIG WHAT PID ERR: PID ended by SIG (128+N) after its last status
+# line and, but for splice-bench, its -v totals.
+ends_by() {
+  _st=0
+  wait "$3" || _st=$?
+  case $1 in HUP) _n=1 ;; INT) _n=2 ;; TERM) _n=15 ;; esac
+  status $((128 + _n)) "$_st" "$2 after SIG$1"
+  mentions "$4" "[0-9] bytes.* copied, "
+  case $2 in splice-bench*) ;; *) mentions "$4" ": [a-z/ ]*: [0-9]* bytes in [0-9.]* s" ;; esac
+}
+
+# ---- signals mid-transfer ------------------------------------------------------
+
+# feed FIFO: vmsplice -s inf -p seq into FIFO, in the background.
+feed() {
+  timeout 30 vmsplice -s inf -p seq > "$1" 2> /dev/null &
+  bg_started
+}
+
+# drain FIFO: cat FIFO > /dev/null in the background; its first byte goes
+# to the file FIFO.got, which says that bytes are flowing.
+drain() {
+  rm -f "$1.got"
+  timeout 30 sh -c 'dd bs=1 count=1 of="$1.got" 2> /dev/null; exec cat > /dev/null' \
+    sh "$1" < "$1" > /dev/null 2>&1 &
+  bg_started
+}
+
+# signalled WHAT SIG [MARK]: send SIG to TPID mid-transfer, once its
+# watcher thread runs and (with MARK, a file drain fills) bytes flow; it
+# must end by 128+N within 5 s and leave no process of its session behind.
+signalled() {
+  wait_until "$1 never started its watcher thread" watching "$TPID"
+  [ -z "${3:-}" ] || wait_until "$1: no byte reached its reader" nonempty "$3"
+  [ "$(state_of "$TPID")" != Z ] && [ -n "$(state_of "$TPID")" ] ||
+    { reap_within "$TPID" 1 "$1"; cat err >&2; fail "$1: ended before the signal (exit $REAPED)"; }
+  kill -"$2" "$TPID"
+  reap_within "$TPID" 5 "$1 after SIG$2"
+  no_leftovers "$TPID" "$1 after SIG$2"
+  status $((128 + $(sig_number "$2"))) "$REAPED" "$1 after SIG$2"
+}
+
+# ---- descriptors 0, 1 and 2 closed ----------------------------------------------
+
+# closed_run REDIRS CMD: `exec CMD REDIRS` under timeout 10, stdin a pipe
+# from the file "in" (made empty if absent), stdout a pipe into "out", stderr
+# "err" (each unless REDIRS closes it); status in "st"; a hang fails.
+closed_run() {
+  [ -e in ] || : > in
+  rm -f out err
+  { cat in 2> /dev/null | run_status st timeout 10 sh -c "exec $2 $1" 2> err; } | cat > out
+  hung "$2 $1"
+}
+
+# fd_trace REDIRS CMD: as closed_run, under strace -f recording the calls
+# that make descriptors, into "trace".
+fd_trace() {
+  [ -e in ] || : > in
+  rm -f out err
+  { cat in 2> /dev/null | run_status st traced -f -o trace \
+    -e trace=execve,open,openat,creat,pipe,pipe2,socket,accept,accept4,eventfd2,memfd_create,epoll_create1 \
+    sh -c "exec $2 $1" 2> err; } | cat > out
+  hung "$2 $1 (strace)"
+}
+
+# not_on_0_2 WHAT: in "trace", after the last execve (the tool's), no file,
+# pipe or socket landed on descriptor 0, 1 or 2 but /dev/null (the filler)
+# and the dynamic loader's own files.
+not_on_0_2() {
+  _start=$(grep -n 'execve(.*) = 0$' trace | tail -n 1 | cut -d: -f1)
+  [ -n "$_start" ] || fail "$1: no execve of the tool in the trace"
+  tail -n +"$_start" trace |
+    grep -E '(open|openat|creat|socket|accept|accept4|eventfd2|memfd_create|epoll_create1)\(.*\) = [0-2]( |$)|resumed>.*\) = [0-2]( |$)|pipe2?\(\[([0-2],|[0-9]+, [0-2]\])' |
+    grep -v -E '"(/dev/null|/etc/ld\.so[^"]*|/lib[^"]*|/usr/lib[^"]*|/proc/self/[^"]*)"' > bad || :
+  [ ! -s bad ] || { cat bad >&2; fail "$1: a descriptor of the tool landed on 0-2"; }
+}
+
+need_fd_trace() {
+  need strace
+  [ -z "${VALGRIND:-}" ] || skip "valgrind's own files would land on the closed descriptors"
+}
+
+# ---- the other end of a pipe resizing it mid-stream ---------------------------
+# The reader that resizes is vmsplice-touser --pipe-size (after a sleep, so
+# the writer is blocked on a full pipe); the writer that resizes is
+# splice-cat --pipe-size writing the second part of the stream.
+
+# resize_delay: seconds before the other end resizes, a random moment from
+# 0 to 0.5 (RESIZE_DELAY fixes it), named in the log to replay a failure.
+resize_delay() {
+  _d=${RESIZE_DELAY:-$(awk 'BEGIN { srand(); printf "%.2f", rand() / 2 }')}
+  echo "resize after ${_d}s" >&2
+  echo "$_d"
+}
+
+# parts REF: p1 (the first 4 MiB of REF) and p2 (the rest).
+parts() {
+  head -c 4194304 "$1" > p1
+  tail -c +4194305 "$1" > p2
+}
+
+# reader_resizes WHAT SIZE CMD...: CMD's stdout read by vmsplice-touser
+# --pipe-size SIZE --verify seq after resize_delay; checks every byte of seq "ref".
+reader_resizes() {
+  _what=$1 _size=$2
+  shift 2
+  _delay=$(resize_delay)
+  { run_status st timeout 30 "$@" 2> err; } |
+    { sleep "$_delay"; timeout 30 vmsplice-touser --pipe-size "$_size" --verify seq -c > n; }
+  cat err >&2
+  status 0 "$(cat st)" "$_what, reader resizes to $_size"
+  count_is n "$(wc -c < ref)"
+}
+
+# writer_resizes WHAT SIZE CMD...: CMD's stdin gets p1, a pause, then p2 from
+# splice-cat --pipe-size SIZE; CMD's output is verified by the caller.
+writer_resizes() {
+  _what=$1 _size=$2
+  shift 2
+  _delay=$(resize_delay)
+  { cat p1; sleep "$_delay"; splice-cat --pipe-size "$_size" p2; } |
+    { run_status st timeout 30 "$@" 2> err; } |
+    timeout 30 vmsplice-touser --verify seq -c > n
+  cat err >&2
+  status 0 "$(cat st)" "$_what, writer resizes to $_size"
+  count_is n "$(wc -c < ref)"
+}
+
+# ---- resource exhaustion --------------------------------------------------------
+
+# limit_for N: the lowest `ulimit -n` that leaves N descriptors free to a
+# command run by `sh -c "ulimit -n L; exec CMD"` (descriptors already open,
+# below the limit, take their slots).
+limit_for() {
+  sh -c 'ls /proc/$$/fd' > fds.now
+  _l=3
+  while [ $((_l - $(awk -v l=$_l '$1 < l' fds.now | wc -l))) -lt "$1" ]; do
+    _l=$((_l + 1))
+  done
+  echo "$_l"
+}
+
+# ---- the scripts that run the tools: tests/run.sh, tests/vm.sh, bench/run.sh ----
+
+# find_tools PROG: BINDIR and HELPERS (default BINDIR/tests) made absolute,
+# as cases run in temp dirs; every tool of TOOLS must be in BINDIR (none may
+# come from PATH).  Otherwise PROG says which is missing, exit 2.  A default
+# HELPERS that is not there (installed tools) is kept: helper() skips.
+find_tools() {
+  _dir=$(cd "$BINDIR" 2> /dev/null && pwd) || { echo "$1: no such directory: $BINDIR" >&2; exit 2; }
+  BINDIR=$_dir
+  if [ -n "$HELPERS" ]; then
+    _dir=$(cd "$HELPERS" 2> /dev/null && pwd) ||
+      { echo "$1: no such directory: $HELPERS" >&2; exit 2; }
+    HELPERS=$_dir
+  else
+    HELPERS=$BINDIR/tests
+  fi
+  for _tool in $TOOLS; do
+    [ -x "$BINDIR/$_tool" ] ||
+      { echo "$1: $BINDIR/$_tool not found; build first (meson setup build && ninja -C build)" >&2
+        exit 2; }
+  done
+}
+
+# work_dir TEMPLATE [PIDVAR]: WORK, a directory mktemp -d makes from
+# TEMPLATE, removed at exit, after the process whose pid the variable PIDVAR
+# holds (when set) is ended; SIGINT and SIGTERM end the script, 130 and 143.
+work_dir() {
+  WORK=$(mktemp -d "$1") || exit 1
+  _work_pidvar=${2:-}
+  trap end_work EXIT
+  trap 'exit 130' INT
+  trap 'exit 143' TERM
+}
+
+end_work() {
+  if [ -n "$_work_pidvar" ]; then
+    eval "_work_pid=\${$_work_pidvar:-}"
+    [ -z "$_work_pid" ] || kill "$_work_pid" 2> /dev/null
+  fi
+  rm -rf "$WORK"
 }

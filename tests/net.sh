@@ -5,77 +5,6 @@
 # pid, so a hang fails the case instead of blocking the suite.
 . "${TESTS:?run me through tests/run.sh}/lib.sh"
 
-# Each background pid is a timeout(1) whose child is the tool: at exit, end
-# both, by pid, in case the case failed before reaping them.
-BG=
-cleanup() {
-  for p in $BG; do
-    # shellcheck disable=SC2046 # one pid per word
-    kill "$p" $(cat "/proc/$p/task/$p/children" 2> /dev/null) 2> /dev/null || :
-  done
-}
-trap cleanup EXIT
-
-# bg_started: remember $! so that the case's exit kills it if still running.
-bg_started() {
-  BG="$BG $!"
-}
-
-# reap PID WHAT: waits for PID (bounded by its timeout(1)); REAPED = status.
-reap() {
-  set +e
-  wait "$1"
-  REAPED=$?
-  set -e
-  [ "$REAPED" -ne 124 ] || fail "$2: hung (killed by timeout)"
-}
-
-have_ipv6() {
-  grep -q '^00000000000000000000000000000001 ' /proc/net/if_inet6 2> /dev/null
-}
-
-# receive HOST KIND [OPTS]...: splice-fromnet -b HOST OPTS 0 in the
-# background, stdout the file "out" (KIND file) or a FIFO that cat drains
-# into "out" (KIND pipe).  Sets RPID, CPID (or empty) and PORT.
-receive() {
-  _host=$1 _kind=$2
-  shift 2
-  _reader=
-  [ "$_kind" = file ] || _reader='exec cat'
-  receive_through "$_reader" "$_host" "$@"
-}
-
-# receive_through READER HOST [OPTS]...: receive HOST pipe with the sh
-# command READER, not cat, reading the FIFO into "out"; READER "": receive
-# HOST file.
-receive_through() {
-  _reader=$1 _host=$2
-  shift 2
-  rm -f out err fifo
-  CPID=
-  _stdout=out
-  if [ -n "$_reader" ]; then
-    mkfifo fifo
-    timeout 60 sh -c "$_reader" < fifo > out &
-    CPID=$!
-    bg_started
-    _stdout=fifo
-  fi
-  timeout 60 splice-fromnet -b "$_host" "$@" 0 > "$_stdout" 2> err &
-  RPID=$!
-  bg_started
-  PORT=$(listen_port err "$RPID")
-}
-
-# receive_done WHAT: reaps the receiver (and its cat); it must exit 0.
-receive_done() {
-  reap "$RPID" "splice-fromnet ($1)"
-  [ "$REAPED" -eq 0 ] || { cat err >&2; fail "splice-fromnet ($1): exit $REAPED"; }
-  if [ -n "$CPID" ]; then
-    reap "$CPID" "cat"
-  fi
-}
-
 # send HOST KIND FILE [OPTS]...: splice-tonet OPTS HOST $PORT with stdin
 # the regular FILE (KIND file) or a pipe fed from it (KIND pipe); status in "st".
 send() {
@@ -462,125 +391,6 @@ t_nc_interop() {
   same f out
 }
 
-tcase t_tee_net "splice-tee -n twice: two TCP copies, a file and stdout, all byte-exact"
-t_tee_net() {
-  random_file f 20000000
-  v6=127.0.0.1
-  have_ipv6 && v6=::1
-  timeout 60 splice-fromnet -b 127.0.0.1 0 > out1 2> err1 &
-  r1=$!
-  bg_started
-  p1=$(listen_port err1 "$r1")
-  timeout 60 splice-fromnet -b "$v6" 0 > out2 2> err2 &
-  r2=$!
-  bg_started
-  p2=$(listen_port err2 "$r2")
-  case $v6 in *:*) t2="[$v6]:$p2" ;; *) t2="$v6:$p2" ;; esac
-  run_status st sh -c 'cat f | timeout 60 splice-tee -n "127.0.0.1:$1" --net "$2" copy |
-    cat > stdout' sh "$p1" "$t2" 2> terr
-  [ "$(cat st)" -eq 0 ] || { cat terr >&2; fail "splice-tee -n -n: exit $(cat st)"; }
-  reap "$r1" "first receiver"
-  status 0 "$REAPED" "first receiver"
-  reap "$r2" "second receiver"
-  status 0 "$REAPED" "second receiver"
-  same f out1
-  same f out2
-  same f copy
-  same f stdout
-}
-
-# end_receiver: ends the receiver of receive_through and its reader, by
-# their pids (each a timeout(1) and its child), and reaps them.
-end_receiver() {
-  for p in $RPID $CPID; do
-    # shellcheck disable=SC2046 # one pid per word
-    kill "$p" $(cat "/proc/$p/task/$p/children" 2> /dev/null) 2> /dev/null || :
-    wait "$p" 2> /dev/null || :
-  done
-}
-
-# tee_to_peer PEER OPTS...: 20 MB from a pipe through splice-tee OPTS -w 1
-# -n to a receiver whose reader is PEER (sh), and to the file copy and a
-# pipe into stdout; splice-tee's status in "st", its stderr in "terr".
-tee_to_peer() {
-  _peer=$1
-  shift
-  receive_through "$_peer" 127.0.0.1
-  rm -f copy stdout
-  # shellcheck disable=SC2086 # OPTS are words
-  { cat f | run_status st timeout 30 splice-tee "$@" -w 1 -n "127.0.0.1:$PORT" copy \
-    2> terr; } | cat > stdout
-  end_receiver
-}
-
-tcase t_tee_peer_leaves \
-  "splice-tee -n, a peer that never reads, leaves or resets, any mode: dropped, named, no SIGPIPE"
-t_tee_peer_leaves() {
-  random_file f 20000000
-  # Never reads (the -w 1 timeout gives up on it), reads 1 MiB then its
-  # receiver dies (the kernel resets), resets once it took 100 kB.
-  peers="exec_sleep_60 exec_head_-c_1048576"
-  command -v perl > /dev/null 2>&1 && peers="$peers reset"
-  for peer in $peers; do
-    for mode in "" --output-error=warn -p --output-error=exit --output-error=exit-nopipe; do
-      what="splice-tee $mode -n to a peer that does '$peer'"
-      if [ "$peer" = reset ]; then
-        reset_peer
-        { cat f | run_status st timeout 30 splice-tee $mode -w 1 -n "127.0.0.1:$NPORT" \
-          copy 2> terr; } | cat > stdout
-        PORT=$NPORT
-      else
-        # shellcheck disable=SC2086 # no mode is no word
-        tee_to_peer "$(echo "$peer" | tr _ ' ')" $mode
-      fi
-      [ "$(cat st)" -ne 141 ] || fail "$what: killed by SIGPIPE"
-      status 1 "$(cat st)" "$what"
-      lost='(Broken pipe|Connection reset by peer|Connection timed out)'
-      grep -q -E "^splice-tee: 127.0.0.1:$PORT: $lost\$" terr ||
-        { cat terr >&2; fail "$what: no message naming the peer"; }
-      case $mode in
-      *exit*) ;;
-      *)
-        same f copy
-        same f stdout
-        ;;
-      esac
-    done
-  done
-}
-
-tcase t_tee_peer_pipe_reader \
-  "splice-tee -n, stdout's reader leaves: SIGPIPE as tee, the peer reset; ignored: the peer whole"
-t_tee_peer_pipe_reader() {
-  random_file f 20000000
-  receive 127.0.0.1 file
-  { cat f | run_status st timeout 30 splice-tee -n "127.0.0.1:$PORT" 2> terr; } |
-    head -c 1048576 > /dev/null
-  status 141 "$(cat st)" "splice-tee -n, stdout's reader gone"
-  reap "$RPID" "splice-fromnet"
-  status 1 "$REAPED" "the receiver of a splice-tee that died of SIGPIPE"
-  mentions err "Connection reset by peer$"
-  # Ignored SIGPIPE (nohup, trap): GNU tee drops that output quietly, exit 0.
-  receive 127.0.0.1 file
-  { cat f | run_status st sh -c "trap '' PIPE; exec timeout 30 splice-tee -n 127.0.0.1:$PORT" \
-    2> terr; } | head -c 1048576 > /dev/null
-  status 0 "$(cat st)" "splice-tee -n with SIGPIPE ignored, stdout's reader gone"
-  [ ! -s terr ] || { cat terr >&2; fail "a message for a pipe's EPIPE in the default mode"; }
-  receive_done "splice-tee after its stdout's reader left"
-  same f out
-}
-
-# reset_peer: a listener (perl) that accepts one connection, reads 100 kB,
-# then resets it (SO_LINGER 0).  Sets NPORT.
-reset_peer() {
-  perl_listener 1 '
-    accept(my $c, $s) or die "accept: $!";
-    my $got = 0;
-    while ($got < 100000) { my $n = sysread($c, my $buf, 65536) or last; $got += $n; }
-    setsockopt($c, SOL_SOCKET, SO_LINGER, pack("ii", 1, 0)) or die "linger: $!";
-    close($c);'
-}
-
 tcase t_progress "--progress on both sides: a dd-style status line with the byte count"
 t_progress() {
   random_file f 3000000
@@ -649,16 +459,9 @@ t_usage() {
   mentions err "retry"
   run_status st splice-fromnet --timeout 1s 0 2> err
   mentions err "timeout"
-  for tool in splice-tonet splice-fromnet; do
-    $tool --help > out || fail "$tool --help"
-    mentions out "Usage: $tool"
-    $tool -V > out || fail "$tool -V"
-    grep -qx "$tool (splice-tools) [0-9]*\.[0-9]*\.[0-9]*" out || fail "version: $(cat out)"
-  done
-  for opt in --bind --keep-open --chunk --poll --nonblock --timeout --allow --strict --progress; do
-    splice-fromnet --help | grep -q -- "$opt" || fail "splice-fromnet --help lacks $opt"
-  done
-  splice-tonet --help | grep -q -- --retry || fail "splice-tonet --help lacks --retry"
+  help_lists splice-tonet --retry
+  help_lists splice-fromnet --bind --keep-open --chunk --poll --nonblock --timeout --allow \
+    --strict --progress
 }
 
 tcase t_port_range "ports past 65535 (which getaddrinfo would wrap) are usage errors, exit 2"
@@ -737,22 +540,14 @@ t_no_holding_fromnet() {
   done
 }
 
-# socat_port ERR: the port socat -d -d names in ERR, waiting up to 5 s.
-socat_port() {
-  wait_until "socat did not listen" grep -q 'listening on .*:[0-9][0-9]*$' "$1" 2> /dev/null
-  sed -n 's/.*listening on .*:\([0-9][0-9]*\)$/\1/p' "$1"
-}
-
 # drip_to_cat KIND: ./drip -> socat -> splice-cat's stdin | ./stamp, where
 # stdin is the TCP socket itself (KIND tcp) or a terminal (KIND pty).
 drip_to_cat() {
   if [ "$1" = tcp ]; then
-    rm -f serr
-    timeout 60 socat -d -d TCP-LISTEN:0,bind=127.0.0.1 \
-      EXEC:./catstamp,nofork 2> serr &
-    _p=$!
-    bg_started
-    ./drip sent | timeout 60 nc -N 127.0.0.1 "$(socat_port serr)"
+    start_receiver /dev/null serr timeout 60 socat -d -d TCP-LISTEN:0,bind=127.0.0.1 \
+      EXEC:./catstamp,nofork
+    _p=$RPID
+    ./drip sent | timeout 60 nc -N 127.0.0.1 "$PORT"
   else
     ./drip sent | timeout 60 socat -u STDIN EXEC:./catstamp,pty,rawer &
     _p=$!
@@ -840,9 +635,9 @@ t_poll_every_splice() {
 # echo_server: socat echoes what it gets (EXEC:cat); sets EPORT.
 echo_server() {
   rm -f eerr
-  timeout 60 socat -d -d TCP-LISTEN:0,bind=127.0.0.1,reuseaddr EXEC:cat 2> eerr &
-  bg_started
-  EPORT=$(socat_port eerr)
+  start_receiver /dev/null eerr timeout 60 socat -d -d TCP-LISTEN:0,bind=127.0.0.1,reuseaddr \
+    EXEC:cat
+  EPORT=$PORT
 }
 
 tcase t_echo "splice-tonet against an echo server: 100 MiB out and back, byte-exact, no deadlock; --no-reply"
@@ -874,24 +669,6 @@ t_reply_now() {
   echo_server
   idle_sender hello "$EPORT"
   wait_until "the echo did not come back within 5 s" grep -qx hello reply
-}
-
-# perl_listener BACKLOG CODE: a listener on 127.0.0.1, port 0, with BACKLOG,
-# in perl: the socket is $s, CODE runs once it listens, at most 60 s.
-# Sets NPORT.
-perl_listener() {
-  need perl
-  rm -f nport
-  timeout 60 perl -e '
-    use Socket;
-    socket(my $s, PF_INET, SOCK_STREAM, 0) or die "socket: $!";
-    bind($s, pack_sockaddr_in(0, inet_aton("127.0.0.1"))) or die "bind: $!";
-    listen($s, $ARGV[0]) or die "listen: $!";
-    $| = 1;
-    print((unpack_sockaddr_in(getsockname($s)))[0], "\n");'"$2" "$1" > nport &
-  bg_started
-  wait_until "no listener" test -s nport
-  NPORT=$(cat nport)
 }
 
 # never_accepting: a listener with the smallest backlog that never accepts;
@@ -1008,26 +785,17 @@ t_port_syntax() {
   mentions err "listening on 127.0.0.1 port [1-9]"
 }
 
-# listen_on OPERANDS...: splice-fromnet OPERANDS > out in the background; RPID, PORT.
-listen_on() {
-  rm -f out err
-  timeout 30 splice-fromnet "$@" > out 2> err &
-  RPID=$!
-  bg_started
-  PORT=$(listen_port err "$RPID")
-}
-
 tcase t_address_syntax "HOST PORT, HOST:PORT, [V6]:PORT on both tools; -b ::ffff:127.0.0.1 is IPv4; -n"
 t_address_syntax() {
   random_file f 100000
-  listen_on 127.0.0.1:0
+  start_receiver out err timeout 30 splice-fromnet 127.0.0.1:0
   mentions err "listening on 127.0.0.1 port $PORT"
   run_status st timeout 30 splice-tonet -N "127.0.0.1:$PORT" < f
   status 0 "$(cat st)" "splice-tonet 127.0.0.1:$PORT"
   receive_done "HOST:PORT"
   same f out
   # HOST PORT, as nc -l takes it; -l is accepted.
-  listen_on -l 127.0.0.1 0
+  start_receiver out err timeout 30 splice-fromnet -l 127.0.0.1 0
   send 127.0.0.1 file f -n
   receive_done "HOST PORT"
   same f out
@@ -1038,7 +806,7 @@ t_address_syntax() {
   receive_done "-b ::ffff:127.0.0.1"
   same f out
   if have_ipv6; then
-    listen_on "[::1]:0"
+    start_receiver out err timeout 30 splice-fromnet "[::1]:0"
     mentions err "listening on ::1 port $PORT"
     run_status st timeout 30 splice-tonet "[::1]:$PORT" < f
     status 0 "$(cat st)" "splice-tonet [::1]:$PORT"
@@ -1214,30 +982,30 @@ t_tonet_names_address() {
 tcase t_nc_listen_options "nc -l's -p PORT and -s ADDR: port 0, the address named; --chunk is the chunk"
 t_nc_listen_options() {
   random_file f 100000
-  listen_on -l -p 0
+  start_receiver out err timeout 30 splice-fromnet -l -p 0
   send 127.0.0.1 file f
   receive_done "-l -p 0"
   same f out
-  listen_on -l -s 127.0.0.1 -p 0
+  start_receiver out err timeout 30 splice-fromnet -l -s 127.0.0.1 -p 0
   mentions err "listening on 127.0.0.1 port $PORT"
   send 127.0.0.1 file f
   receive_done "-l -s 127.0.0.1 -p 0"
   same f out
   # HOST with -p, as nc -l HOST -p PORT.
-  listen_on -p 0 127.0.0.1
+  start_receiver out err timeout 30 splice-fromnet -p 0 127.0.0.1
   mentions err "listening on 127.0.0.1 port $PORT"
   send 127.0.0.1 file f
   receive_done "-p 0 127.0.0.1"
   same f out
   if have_ipv6; then
-    listen_on -s ::1 -p 0
+    start_receiver out err timeout 30 splice-fromnet -s ::1 -p 0
     mentions err "listening on ::1 port $PORT"
     run_status st timeout 30 splice-tonet ::1 "$PORT" < f
     status 0 "$(cat st)" "splice-tonet ::1"
     receive_done "-s ::1 -p 0"
     same f out
   fi
-  listen_on -b 127.0.0.1 --chunk 4097 0
+  start_receiver out err timeout 30 splice-fromnet -b 127.0.0.1 --chunk 4097 0
   send 127.0.0.1 pipe f
   receive_done "--chunk 4097"
   same f out
@@ -1256,11 +1024,8 @@ t_nc_listen_options() {
 serve() {
   _file=$1
   shift
-  rm -f out err
-  timeout 60 splice-fromnet -b 127.0.0.1 "$@" 0 < "$_file" > out 2> err &
-  RPID=$!
-  bg_started
-  PORT=$(listen_port err "$RPID")
+  rm -f out
+  start_receiver -i "$_file" out err timeout 60 splice-fromnet -b 127.0.0.1 "$@" 0
 }
 
 tcase t_fromnet_keeps_stdin "splice-fromnet -k with stdin /dev/null or a terminal: neither is sent, every peer's bytes out"
@@ -1368,10 +1133,8 @@ t_unix_sends_signal() {
   rm -f err got
   timeout 30 sh -c 'cat f; exec sleep 30' > feed &
   bg_started
-  timeout 30 env --default-signal splice-fromnet -b 127.0.0.1 0 < feed > out 2> err &
-  _pid=$!
-  bg_started
-  PORT=$(listen_port err "$_pid")
+  start_receiver -i feed out err timeout 30 env --default-signal splice-fromnet -b 127.0.0.1 0
+  _pid=$RPID
   : | timeout 30 splice-tonet 127.0.0.1 "$PORT" > got 2> serr &
   _tpid=$!
   bg_started
@@ -1382,6 +1145,229 @@ t_unix_sends_signal() {
   reap "$_tpid" "splice-tonet, its peer ended by SIGTERM"
   status 1 "$REAPED" "splice-tonet, its peer ended by SIGTERM"
   mentions serr "Connection reset by peer"
+}
+
+tcase t_fromnet_long_timeout_polls_finite "splice-fromnet --timeout past 2^31 ms: a finite wait (poll >= 0) or refused"
+t_fromnet_long_timeout_polls_finite() {
+  need strace
+  for secs in 2147484 4294968 100000000 1e15; do
+    rm -f trace
+    run_status st traced -f -o trace -e trace=poll,ppoll timeout -s KILL 1 \
+      splice-fromnet --timeout "$secs" -b 127.0.0.1 0 > /dev/null 2> err
+    # Refused (a usage error) is allowed; so is a finite wait.
+    [ "$(cat st)" -ne 2 ] || { mentions err "timeout"; continue; }
+    grep -E '^[0-9]+ +p?poll\(' trace > polls || fail "--timeout $secs: no poll in the trace"
+    ! grep -E 'poll\(.*, -[0-9]+(\)| <unfinished)' polls > bad ||
+      fail "--timeout $secs: poll waits for ever: $(head -n 1 bad)"
+  done
+}
+
+tcase t_net_closed_std_fds "splice-fromnet and splice-tonet with 0, 1, 2 closed: named, exit 1, or exact"
+t_net_closed_std_fds() {
+  random_file in 1000000
+  # fromnet: stdout needed, at once (not after a connection); stdin not needed.
+  run_status st timeout 10 splice-fromnet -b 127.0.0.1 0 >&- 2> err
+  hung "splice-fromnet >&-"
+  status 1 "$(cat st)" "splice-fromnet >&-"
+  mentions err "standard output"
+  run_status st timeout 10 sh -c 'exec splice-fromnet -b 127.0.0.1 0 <&- >&- 2>&-'
+  hung "splice-fromnet, 0 1 2 closed"
+  status 1 "$(cat st)" "splice-fromnet, 0 1 2 closed"
+  start_receiver out ferr timeout 10 sh -c 'exec splice-fromnet -b 127.0.0.1 0 <&-'
+  run_status st timeout 10 splice-tonet 127.0.0.1 "$PORT" < in 2> terr
+  reap_within "$RPID" 10 "splice-fromnet <&-"
+  status 0 "$REAPED" "splice-fromnet <&-"
+  status 0 "$(cat st)" "splice-tonet to splice-fromnet <&-"
+  same in out
+  # tonet: stdin needed, and stdout for the peer's replies, both named
+  # before any connection is tried; with --no-reply stdout is not needed.
+  run_status st timeout 10 sh -c 'exec splice-tonet 127.0.0.1 9 <&-' 2> err
+  hung "splice-tonet <&-"
+  status 1 "$(cat st)" "splice-tonet <&-"
+  mentions err "standard input"
+  run_status st timeout 10 sh -c 'exec splice-tonet 127.0.0.1 9 >&-' < in 2> err
+  hung "splice-tonet >&-"
+  status 1 "$(cat st)" "splice-tonet >&-"
+  mentions err "standard output: Bad file descriptor"
+  for r in ">&-" "2>&-" ">&- 2>&-"; do
+    start_receiver out ferr timeout 10 splice-fromnet -b 127.0.0.1 0
+    run_status st timeout 10 sh -c "exec splice-tonet --no-reply 127.0.0.1 $PORT < in $r" 2> terr
+    reap_within "$RPID" 10 "splice-fromnet"
+    hung "splice-tonet $r"
+    status 0 "$(cat st)" "splice-tonet $r"
+    same in out
+  done
+}
+
+tcase t_net_pipe_resized_mid_stream "splice-fromnet (reader resizes) and splice-tonet (writer resizes): exact"
+t_net_pipe_resized_mid_stream() {
+  seq_ref ref 16777216
+  parts ref
+  for size in 1M 4K; do
+    # splice-fromnet's stdout: the reader resizes it.
+    rm -f ferr
+    { run_status st timeout 30 splice-fromnet -b 127.0.0.1 0 2> ferr; } |
+      { sleep 0.5; timeout 30 vmsplice-touser --pipe-size "$size" --verify seq -c > n; } &
+    rpid=$!
+    bg_started
+    port=$(listen_port ferr "$rpid")
+    splice-cat ref | timeout 30 splice-tonet 127.0.0.1 "$port" || fail "splice-tonet"
+    reap_within "$rpid" 30 "splice-fromnet | vmsplice-touser"
+    status 0 "$(cat st)" "splice-fromnet, reader resizes to $size"
+    count_is n 16777216
+    # splice-tonet's stdin: the writer resizes it.
+    start_receiver out ferr timeout 30 splice-fromnet -b 127.0.0.1 0
+    { cat p1; sleep 0.5; splice-cat --pipe-size "$size" p2; } |
+      timeout 30 splice-tonet 127.0.0.1 "$PORT" || fail "splice-tonet, writer resizes to $size"
+    reap_within "$RPID" 30 "splice-fromnet"
+    status 0 "$REAPED" "splice-fromnet"
+    same ref out
+  done
+}
+
+tcase t_net_out_of_descriptors "socket EMFILE, pipe2 EMFILE, low ulimit -n: splice-fromnet/-tonet/-tee -n fail clearly"
+t_net_out_of_descriptors() {
+  need strace
+  random_file in 1000000
+  run_status st inject socket:EMFILE:1+ timeout 10 splice-fromnet -b 127.0.0.1 0 > out 2> err
+  hung "splice-fromnet with socket EMFILE"
+  status 1 "$(cat st)" "splice-fromnet with socket EMFILE"
+  mentions err "Too many open files"
+  run_status st inject socket:EMFILE:1+ timeout 10 splice-tonet 127.0.0.1 9 < in > out 2> err
+  hung "splice-tonet with socket EMFILE"
+  status 1 "$(cat st)" "splice-tonet with socket EMFILE"
+  mentions err "Too many open files"
+  { cat in | run_status st inject socket:EMFILE:1+ timeout 10 splice-tee -n 127.0.0.1:9 f1 2> err; } |
+    cat > out
+  hung "splice-tee -n with socket EMFILE"
+  status 1 "$(cat st)" "splice-tee -n with socket EMFILE"
+  mentions err "Too many open files"
+  # splice-fromnet to a file needs an internal pipe: pipe2 EMFILE falls back
+  # (or is a clear error), and never loses bytes silently.
+  start_receiver out ferr inject pipe2:EMFILE:1+ timeout 10 splice-fromnet -b 127.0.0.1 0
+  timeout 10 splice-tonet 127.0.0.1 "$PORT" < in 2> /dev/null || :
+  reap_within "$RPID" 10 "splice-fromnet with pipe2 EMFILE"
+  if [ "$REAPED" -eq 0 ]; then
+    same in out
+  else
+    status 1 "$REAPED" "splice-fromnet with pipe2 EMFILE"
+    grep -q 'Too many open files' ferr || { cat ferr >&2; fail "no message for pipe2 EMFILE"; }
+  fi
+  # ulimit -n: room for the listener only; the accepted socket fails:
+  # a clear error at once, not a busy loop.
+  lim=$(limit_for 1)
+  run="ulimit -n $lim; exec \"$BINDIR/splice-fromnet\" ${STRICT:+--strict} -b 127.0.0.1 0"
+  start_receiver out ferr timeout 10 sh -c "$run"
+  timeout 10 splice-tonet 127.0.0.1 "$PORT" < in 2> /dev/null || :
+  reap_within "$RPID" 10 "splice-fromnet under ulimit -n $lim"
+  [ "$REAPED" -ne 124 ] || fail "splice-fromnet under ulimit -n $lim: hung"
+  if [ "$REAPED" -eq 0 ]; then
+    same in out
+  else
+    status 1 "$REAPED" "splice-fromnet under ulimit -n $lim"
+    grep -q 'Too many open files' ferr || { cat ferr >&2; fail "no message under ulimit -n $lim"; }
+  fi
+}
+
+tcase t_net_signals_mid_transfer "splice-fromnet and splice-tonet: SIGTERM, SIGINT, SIGHUP mid-transfer: 128+N"
+t_net_signals_mid_transfer() {
+  need_default_signal
+  mkfifo a b
+  for sig in TERM INT HUP; do
+    # The receiver is the tool.
+    drain b
+    rm -f ferr
+    start_tool /dev/null b ferr splice-fromnet -b 127.0.0.1 0
+    port=$(listen_port ferr "$TPID")
+    feed a
+    timeout 30 splice-tonet 127.0.0.1 "$port" < a > /dev/null 2>&1 &
+    bg_started
+    cp ferr err
+    signalled splice-fromnet "$sig" b.got
+    # The sender is the tool.
+    drain b
+    start_receiver b ferr timeout 30 splice-fromnet -b 127.0.0.1 0
+    feed a
+    start_tool a /dev/null err splice-tonet 127.0.0.1 "$PORT"
+    signalled splice-tonet "$sig" b.got
+  done
+}
+
+tcase t_net_eintr "splice-tonet and splice-fromnet: EINTR in the 3rd splice: exact"
+t_net_eintr() {
+  need strace
+  random_file in 6000000
+  inject splice:EINTR:3 splice-fromnet -b 127.0.0.1 0 2> ferr | cat > out &
+  rpid=$!
+  port=$(listen_port ferr "$rpid")
+  cat in | inject splice:EINTR:3 splice-tonet 127.0.0.1 "$port" || fail "splice-tonet"
+  wait "$rpid" || fail "splice-fromnet"
+  same in out
+}
+
+tcase t_net_ending_signals_last_line "SIGINT, SIGTERM: splice-fromnet and splice-tonet, last line, totals, 128+N"
+t_net_ending_signals_last_line() {
+  for sig in INT TERM; do
+    # The receiver is signalled.
+    rm -f rout
+    mkfifo rout
+    marked_sink rout
+    start_receiver rout lerr $SIGNALS_BACK splice-fromnet -b 127.0.0.1 0 -v --progress
+    lpid=$RPID port=$PORT
+    vmsplice -s inf -L 64M 2> /dev/null | splice-tonet 127.0.0.1 "$port" 2> /dev/null &
+    spid=$!
+    wait_until "splice-fromnet: no byte came through" nonempty rout.got
+    kill -$sig $lpid
+    ends_by $sig splice-fromnet $lpid lerr
+    wait $spid || :
+    # The sender is signalled.
+    rm -f rout
+    mkfifo rout
+    marked_sink rout
+    start_receiver rout lerr splice-fromnet -b 127.0.0.1 0
+    lpid=$RPID port=$PORT
+    rm -f in
+    mkfifo in
+    vmsplice -s inf -L 64M > in 2> /dev/null &
+    gpid=$!
+    $SIGNALS_BACK splice-tonet -v --progress 127.0.0.1 "$port" < in 2> serr &
+    spid=$!
+    wait_watcher $gpid
+    wait_watcher $spid
+    wait_until "splice-tonet: no byte came through" nonempty rout.got
+    kill -$sig $spid
+    ends_by $sig splice-tonet $spid serr
+    wait $gpid || :
+    wait $lpid || :
+  done
+}
+
+tcase t_tonet_progress_counts_sent "splice-tonet --progress and -L count what is sent, not what an echo peer replies"
+t_tonet_progress_counts_sent() {
+  need socat
+  random_file f 2097152
+  start_receiver /dev/null serr socat -d -d TCP-LISTEN:0,bind=127.0.0.1 EXEC:cat
+  spid=$RPID port=$PORT
+  t0=$(now_ms)
+  splice-tonet -L 2M --interval 0.25 --name sent 127.0.0.1 "$port" < f 2> err > back
+  echo_ms=$(( $(now_ms) - t0 ))
+  wait $spid || :
+  # -L against a peer that only reads, in the same run: 2 MiB at 2 MiB/s
+  # take as long, not twice as long as if the replies counted too.
+  start_receiver /dev/null lerr splice-fromnet -b 127.0.0.1 0
+  lpid=$RPID port=$PORT
+  t0=$(now_ms)
+  splice-tonet -L 2M 127.0.0.1 "$port" < f 2> /dev/null
+  sink_ms=$(( $(now_ms) - t0 ))
+  wait $lpid || :
+  echo "-L 2M, 2 MiB: $echo_ms ms to an echo peer, $sink_ms ms to a sink"
+  [ $(( echo_ms * 2 )) -lt $(( sink_ms * 3 )) ] ||
+    fail "-L to an echo peer took $echo_ms ms, to a sink $sink_ms ms: the replies count"
+  same f back
+  mentions err "^sent: 2097152 bytes .*, 100%, ETA 0:00:00$"
+  [ "$(lines_with err ", 100%, ")" -eq 1 ] || { cat err >&2; fail "100% before the end"; }
+  grep -q "^sent: 4194304 bytes" err && { cat err >&2; fail "the replies counted"; }
+  :
 }
 
 run_area "$@"

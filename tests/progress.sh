@@ -1,25 +1,11 @@
 #!/bin/sh
-# --progress, SIGUSR1, the ending signals and -L, for every tool: status
-# lines during a stall, their format on a terminal and in a file, --name,
-# --numeric, percent and ETA, a status on SIGUSR1 with the bytes still
-# exact, the last line and -v totals on SIGINT/SIGTERM with 128+N, and the
-# rate limit's accuracy.
+# --progress, SIGUSR1, the ending signals and -L, the status line every tool
+# shares: status lines during a stall, their format on a terminal and in a
+# file, --name, --numeric, percent and ETA, a status on SIGUSR1 with the
+# bytes still exact, the last line and -v totals on SIGINT/SIGTERM with
+# 128+N, and the rate limit's accuracy.  What one tool alone counts or ends
+# (splice-tonet's bytes sent, splice-bench's workers) lives in its area.
 . "${TESTS:?run me through tests/run.sh}/lib.sh"
-
-# now_ms: CLOCK_REALTIME in milliseconds (GNU date).
-now_ms() {
-  date +%s%3N
-}
-
-# lines_with FILE TEXT: how many lines of FILE hold TEXT.
-lines_with() {
-  grep -c -- "$2" "$1" || :
-}
-
-# Put before a background job: this shell has it ignore SIGINT, and a signal
-# ignored at start stays ignored, by design.  A command, not a function, so
-# that $! is the tool's pid.
-SIGNALS_BACK="env --default-signal=INT,TERM,HUP"
 
 tcase t_stall "--progress: a line every second while the input stalls 3 s, stderr a file"
 t_stall() {
@@ -206,9 +192,8 @@ t_size_option() {
   mentions err "^[0-9]* bytes .*, [1-9][0-9]*%, ETA 0:00:0[0-9]$"
   mentions err "^3000000 bytes .*, 100%, ETA 0:00:00$"
   # Both ends of a connection.
-  splice-fromnet -b 127.0.0.1 0 --size @f --progress > got 2> lerr &
-  lpid=$!
-  port=$(port_of lerr $lpid)
+  start_receiver got lerr splice-fromnet -b 127.0.0.1 0 --size @f --progress
+  lpid=$RPID port=$PORT
   cat f | splice-tonet -L 4M --interval 0.25 --size 3000000 127.0.0.1 "$port" 2> serr
   wait $lpid || { cat lerr >&2; fail "splice-fromnet"; }
   same f got
@@ -271,24 +256,6 @@ t_eta_window() {
     { cat err >&2; fail "the ETA from 11 s to 12 s divides by the whole run's average"; }
 }
 
-# wait_watcher PID: until PID runs its watcher thread (see watching).
-wait_watcher() {
-  wait_until "pid $1 never started its watcher thread" watching "$1"
-}
-
-# has_lines FILE N TEXT: FILE has N lines or more with TEXT.
-has_lines() {
-  [ "$(lines_with "$1" "$3")" -ge "$2" ]
-}
-
-# marked_sink FIFO: reads FIFO to its end in the background, its first byte
-# into FIFO.got, which says that bytes flow; SINK is its pid.
-marked_sink() {
-  rm -f "$1.got"
-  sh -c 'dd bs=1 count=1 of="$1.got" 2> /dev/null; exec cat > /dev/null' sh "$1" < "$1" &
-  SINK=$!
-}
-
 tcase t_usr1 "SIGUSR1 (3 times, to a generator and a copier): status lines, the bytes exact"
 t_usr1() {
   mkfifo p1 p2
@@ -308,8 +275,8 @@ t_usr1() {
   # signals would be one.
   for _i in 1 2 3; do
     kill -USR1 "$gpid" "$cpid"
-    wait_until "no status line $_i from vmsplice" has_lines gerr "$_i" "^[0-9]* bytes .* copied, "
-    wait_until "no status line $_i from splice-cat" has_lines cerr "$_i" "^[0-9]* bytes .* copied, "
+    wait_until "no status line $_i from vmsplice" has_lines_with gerr "$_i" "^[0-9]* bytes .* copied, "
+    wait_until "no status line $_i from splice-cat" has_lines_with cerr "$_i" "^[0-9]* bytes .* copied, "
   done
   : > go
   wait "$gpid" || fail "vmsplice: status $?"
@@ -319,17 +286,6 @@ t_usr1() {
   for f in gerr cerr; do
     [ "$(lines_with $f "^[0-9]* bytes .* copied, ")" -eq 3 ] || { cat $f >&2; fail "$f: not 3"; }
   done
-}
-
-# ends_by SIG WHAT PID ERR: PID ended by SIG (128+N) after its last status
-# line and, but for splice-bench, its -v totals.
-ends_by() {
-  _st=0
-  wait "$3" || _st=$?
-  case $1 in HUP) _n=1 ;; INT) _n=2 ;; TERM) _n=15 ;; esac
-  status $((128 + _n)) "$_st" "$2 after SIG$1"
-  mentions "$4" "[0-9] bytes.* copied, "
-  case $2 in splice-bench*) ;; *) mentions "$4" ": [a-z/ ]*: [0-9]* bytes in [0-9.]* s" ;; esac
 }
 
 # interrupt SIG TOOL ARGS...: TOOL between a throttled generator and a
@@ -375,82 +331,6 @@ t_ending_signals() {
     kill -$sig $pid
     ends_by $sig vmsplice $pid err
     wait $sink || :
-  done
-}
-
-# port_of ERR PID: the port in splice-fromnet PID's "listening on" line.
-port_of() {
-  for _i in $(seq 50); do
-    _port=$(sed -n 's/.* port \([0-9][0-9]*\)$/\1/p' "$1" 2> /dev/null || :)
-    [ -n "$_port" ] && { echo "$_port"; return 0; }
-    [ -d "/proc/$2" ] || break
-    sleep 0.1
-  done
-  fail "no port from splice-fromnet: $(cat "$1")"
-}
-
-tcase t_ending_signals_net "SIGINT, SIGTERM: splice-fromnet and splice-tonet, last line, totals, 128+N"
-t_ending_signals_net() {
-  for sig in INT TERM; do
-    # The receiver is signalled.
-    rm -f rout
-    mkfifo rout
-    marked_sink rout
-    $SIGNALS_BACK splice-fromnet -b 127.0.0.1 0 -v --progress > rout 2> lerr &
-    lpid=$!
-    port=$(port_of lerr $lpid)
-    vmsplice -s inf -L 64M 2> /dev/null | splice-tonet 127.0.0.1 "$port" 2> /dev/null &
-    spid=$!
-    wait_until "splice-fromnet: no byte came through" nonempty rout.got
-    kill -$sig $lpid
-    ends_by $sig splice-fromnet $lpid lerr
-    wait $spid || :
-    # The sender is signalled.
-    rm -f rout
-    mkfifo rout
-    marked_sink rout
-    splice-fromnet -b 127.0.0.1 0 > rout 2> lerr &
-    lpid=$!
-    port=$(port_of lerr $lpid)
-    rm -f in
-    mkfifo in
-    vmsplice -s inf -L 64M > in 2> /dev/null &
-    gpid=$!
-    $SIGNALS_BACK splice-tonet -v --progress 127.0.0.1 "$port" < in 2> serr &
-    spid=$!
-    wait_watcher $gpid
-    wait_watcher $spid
-    wait_until "splice-tonet: no byte came through" nonempty rout.got
-    kill -$sig $spid
-    ends_by $sig splice-tonet $spid serr
-    wait $gpid || :
-    wait $lpid || :
-  done
-}
-
-tcase t_ending_signals_bench "SIGINT, SIGTERM: splice-bench ends its workers, last line, 128+N"
-t_ending_signals_bench() {
-  for sig in INT TERM; do
-    $SIGNALS_BACK splice-bench -c pipe-rw-64k -s 1T -r 3 --progress > /dev/null 2> err &
-    pid=$!
-    wait_watcher $pid
-    # The first run's workers, once the reference data is made.
-    for _i in $(seq 200); do
-      workers=$(ps -o pid= --ppid $pid || :)
-      [ -z "$workers" ] || break
-      sleep 0.05
-    done
-    [ -n "$workers" ] || fail "no workers seen"
-    # Bytes counted, so that the last line has its estimate.
-    wait_until "splice-bench counted nothing" has_lines err 1 "^[1-9][0-9]* bytes .* copied, "
-    kill -$sig $pid
-    ends_by $sig splice-bench $pid err
-    mentions err ", [0-9]*%, ETA "
-    # Gone, or dead and waiting for init to reap it.
-    for w in $workers; do
-      state=$(sed 's/.*) \(.\).*/\1/' "/proc/$w/stat" 2> /dev/null || :)
-      case $state in '' | Z | X) ;; *) fail "worker $w outlived splice-bench ($state)" ;; esac
-    done
   done
 }
 
@@ -550,9 +430,8 @@ t_blocked_stderr() {
         # Its "listening on" line waits in the full pipe too.
         blocked_stderr_end $sig splice-fromnet -b 127.0.0.1 0 ;;
       splice-tonet)
-        splice-fromnet -b 127.0.0.1 0 > /dev/null 2> lerr &
-        lpid=$!
-        port=$(port_of lerr $lpid)
+        start_receiver /dev/null lerr splice-fromnet -b 127.0.0.1 0
+        lpid=$RPID port=$PORT
         blocked_stderr_end $sig splice-tonet 127.0.0.1 "$port"
         # It may have been ended before it connected.
         kill $lpid 2> /dev/null || :
@@ -598,9 +477,8 @@ t_rate_limit_tools() {
   limited 0.95 2.5 "vmsplice -s 2M -L 2M -p seq | vmsplice-touser --verify seq"
   limited 0.95 2.5 "vmsplice -s 2M -p seq | splice-tee -L 2M copy | vmsplice-touser --verify seq"
   [ "$(wc -c < copy)" -eq 2097152 ] || fail "splice-tee: copied $(wc -c < copy) bytes"
-  splice-fromnet -b 127.0.0.1 0 > got 2> lerr &
-  lpid=$!
-  port=$(port_of lerr $lpid)
+  start_receiver got lerr splice-fromnet -b 127.0.0.1 0
+  lpid=$RPID port=$PORT
   limited 0.95 2.5 "vmsplice -s 2M -p seq | splice-tonet -L 2M 127.0.0.1 $port"
   wait $lpid || fail "splice-fromnet"
   cat got | vmsplice-touser --verify seq || fail "splice-tonet: wrong bytes"
@@ -684,42 +562,6 @@ t_size_lies() {
   wait $pid || fail "splice-cat of a growing file"
   same f copy
   last_says err copy
-}
-
-tcase t_tonet_sent "splice-tonet --progress and -L count what is sent, not what an echo peer replies"
-t_tonet_sent() {
-  need socat
-  random_file f 2097152
-  socat -d -d TCP-LISTEN:0,bind=127.0.0.1 EXEC:cat 2> serr &
-  spid=$!
-  for _i in $(seq 100); do
-    port=$(sed -n 's/.*listening on AF=2 127.0.0.1:\([0-9]*\)$/\1/p' serr)
-    [ -n "$port" ] && break
-    [ -d "/proc/$spid" ] || break
-    sleep 0.1
-  done
-  [ -n "$port" ] || { cat serr >&2; fail "no port from socat"; }
-  t0=$(now_ms)
-  splice-tonet -L 2M --interval 0.25 --name sent 127.0.0.1 "$port" < f 2> err > back
-  echo_ms=$(( $(now_ms) - t0 ))
-  wait $spid || :
-  # -L against a peer that only reads, in the same run: 2 MiB at 2 MiB/s
-  # take as long, not twice as long as if the replies counted too.
-  splice-fromnet -b 127.0.0.1 0 > /dev/null 2> lerr &
-  lpid=$!
-  port=$(port_of lerr $lpid)
-  t0=$(now_ms)
-  splice-tonet -L 2M 127.0.0.1 "$port" < f 2> /dev/null
-  sink_ms=$(( $(now_ms) - t0 ))
-  wait $lpid || :
-  echo "-L 2M, 2 MiB: $echo_ms ms to an echo peer, $sink_ms ms to a sink"
-  [ $(( echo_ms * 2 )) -lt $(( sink_ms * 3 )) ] ||
-    fail "-L to an echo peer took $echo_ms ms, to a sink $sink_ms ms: the replies count"
-  same f back
-  mentions err "^sent: 2097152 bytes .*, 100%, ETA 0:00:00$"
-  [ "$(lines_with err ", 100%, ")" -eq 1 ] || { cat err >&2; fail "100% before the end"; }
-  grep -q "^sent: 4194304 bytes" err && { cat err >&2; fail "the replies counted"; }
-  :
 }
 
 run_area "$@"

@@ -62,25 +62,12 @@ while [ $# -gt 0 ]; do
   esac
 done
 
-BINDIR=$(cd "$BINDIR" 2>/dev/null && pwd) || { echo "run.sh: no such directory: $BINDIR" >&2; exit 2; }
-[ -n "$HELPERS" ] || HELPERS=$BINDIR/tests
-# Cases run in temp dirs: keep every path absolute.
-HELPERS=$(cd "$HELPERS" 2>/dev/null && pwd) || HELPERS=$BINDIR/tests
-TOOLS=$(. "$TESTS/lib.sh" && echo "$TOOLS")
-# Every tool of the suite, from BINDIR: none may be missing or come from PATH.
-for tool in $TOOLS; do
-  if [ ! -x "$BINDIR/$tool" ]; then
-    echo "run.sh: $BINDIR/$tool not found; build first (meson setup build && ninja -C build)" >&2
-    exit 2
-  fi
-done
+. "$TESTS/lib.sh"
+find_tools run.sh
 
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/splice-tests.XXXXXX") || exit 1
+work_dir "${TMPDIR:-/tmp}/splice-tests.XXXXXX"
 # Readable by all: a case may run a tool as another user.
 chmod 755 "$WORK"
-trap 'rm -rf "$WORK"' EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
 
 # Interrupted (a ^C, or a runner that ends the harness's process group),
 # the loop ends the case that runs: it leads a process group of its own.

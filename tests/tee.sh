@@ -76,8 +76,8 @@ t_append() {
   same in f1
 }
 
-tcase t_strict_append "--strict -a: O_APPEND files refuse splice: each named, stdout whole, exit 1"
-t_strict_append() {
+tcase t_tee_strict_append "--strict -a: O_APPEND files refuse splice: each named, stdout whole, exit 1"
+t_tee_strict_append() {
   random_file in 100000
   echo x > f1
   { cat in | run_status st splice-tee --strict -a f1 f2; } 2> err | cat > out
@@ -125,8 +125,8 @@ t_stdin_file() {
   mentions err "strict"
 }
 
-tcase t_stdout_not_pipe "stdout a file, /dev/null, O_APPEND: same bytes; --strict: exit 1, tee(2)"
-t_stdout_not_pipe() {
+tcase t_tee_stdout_not_pipe "stdout a file, /dev/null, O_APPEND: same bytes; --strict: exit 1, tee(2)"
+t_tee_stdout_not_pipe() {
   random_file in 3000000
   if [ -z "${STRICT:-}" ]; then
     cat in | splice-tee f1 f2 > out || fail "stdout a file"
@@ -153,8 +153,8 @@ t_stdout_not_pipe() {
   mentions err "tee(2)"
 }
 
-tcase t_dev_full "splice-tee /dev/full f2: /dev/full reported, f2 and stdout whole, exit 1, as tee"
-t_dev_full() {
+tcase t_tee_dev_full "splice-tee /dev/full f2: /dev/full reported, f2 and stdout whole, exit 1, as tee"
+t_tee_dev_full() {
   random_file in 1000000
   { cat in | run_status st splice-tee /dev/full f2; } 2> err | cat > out
   status 1 "$(cat st)" "splice-tee /dev/full f2"
@@ -286,6 +286,21 @@ t_thirteen_plus() {
   all_same in out $(files 40)
 }
 
+# sigint_mid_stream OPTS...: the file "in" twice through splice-tee OPTS f1
+# into the FIFO o, a SIGINT once the first half reached f1, the second half
+# after it: mid-stream; splice-tee's status in st.  Background jobs start
+# with SIGINT ignored: the tool gets the default.
+sigint_mid_stream() {
+  rm -f go f1
+  { cat in; wait_until "no go" exists go; cat in; } |
+    env --default-signal=INT splice-tee "$@" f1 > o &
+  _pid=$!
+  wait_until "the first half never reached f1" has_bytes f1 1048576
+  kill -INT "$_pid"
+  : > go
+  wait "$_pid" && st=0 || st=$?
+}
+
 tcase t_sigint "-i: a SIGINT mid-stream is ignored, every byte arrives; without -i it ends the tool"
 t_sigint() {
   env --default-signal=INT true 2> /dev/null || skip "env --default-signal is not supported"
@@ -294,29 +309,12 @@ t_sigint() {
   # stdout a pipe (a FIFO), so that --strict runs it too.
   mkfifo o
   cat o > out &
-  # Background jobs start with SIGINT ignored: give the tool the default.
-  # The signal comes once the first half is through, the second half after
-  # it: mid-stream.
-  rm -f go
-  { cat in; wait_until "no go" exists go; cat in; } |
-    env --default-signal=INT splice-tee -i f1 > o &
-  pid=$!
-  wait_until "the first half never reached f1" has_bytes f1 1048576
-  kill -INT "$pid"
-  : > go
-  wait "$pid" && st=0 || st=$?
+  sigint_mid_stream -i
   status 0 "$st" "splice-tee -i after SIGINT"
   wait
   all_same ref out f1
   cat o > out &
-  rm -f go f1
-  { cat in; wait_until "no go" exists go; cat in; } |
-    env --default-signal=INT splice-tee f1 > o &
-  pid=$!
-  wait_until "the first half never reached f1" has_bytes f1 1048576
-  kill -INT "$pid"
-  : > go
-  wait "$pid" && st=0 || st=$?
+  sigint_mid_stream
   status 130 "$st" "splice-tee without -i after SIGINT"
 }
 
@@ -335,8 +333,8 @@ t_open_failure() {
   [ ! -e f1 ] || fail "exit mode went on after the open failure"
 }
 
-tcase t_closed_stdout "stdout closed: reported, the files complete, exit 1, as tee"
-t_closed_stdout() {
+tcase t_tee_closed_stdout "stdout closed: reported, the files complete, exit 1, as tee"
+t_tee_closed_stdout() {
   random_file in 300000
   run_status st sh -c 'cat in | splice-tee f1 f2 >&-' 2> err
   status 1 "$(cat st)" "splice-tee >&-"
@@ -388,8 +386,8 @@ t_in_flight() {
   all_same in out f1 f2
 }
 
-tcase t_nonblocking "stdin and stdout set O_NONBLOCK: EAGAIN waited out, byte-exact"
-t_nonblocking() {
+tcase t_tee_nonblocking "stdin and stdout set O_NONBLOCK: EAGAIN waited out, byte-exact"
+t_tee_nonblocking() {
   nb=$(helper with-flags)
   random_file in 10485760
   { sh -c 'cat in; sleep 0.3; cat in' | run_status st "$nb" 0:nonblock 1:nonblock -- splice-tee f1 f2; } |
@@ -423,8 +421,8 @@ t_inject() {
   mentions err "tee: Function not implemented"
 }
 
-tcase t_options "-m, --progress, --pipe-size, -v: same bytes"
-t_options() {
+tcase t_tee_options "-m, --progress, --pipe-size, -v: same bytes"
+t_tee_options() {
   random_file in 5242881
   cat in | splice-tee -m f1 | cat > out
   all_same in out f1
@@ -453,8 +451,8 @@ t_options() {
   all_same in out f1 f2
 }
 
-tcase t_usage_errors "bad options: exit 2, the option named, a hint"
-t_usage_errors() {
+tcase t_tee_usage_errors "bad options: exit 2, the option named, a hint"
+t_tee_usage_errors() {
   for bad in "--output-error=bogus" "--output-error=" "-n nocolon" "-n ::1:9000" "-n host:" \
     "--pipe-size 0" "-x" "--bogus" "-n"; do
     # shellcheck disable=SC2086
@@ -472,51 +470,37 @@ t_usage_errors() {
   same out f1
 }
 
-tcase t_help_version "--help on stdout exit 0; --version names the suite"
-t_help_version() {
-  splice-tee --help > out || fail "--help exit"
-  mentions out "Usage: splice-tee"
-  for opt in --append --ignore-interrupts --move --net --output-error --strict --progress \
-    --pipe-size --verbose; do
-    mentions out "$opt"
-  done
-  splice-tee -V > out || fail "-V exit"
-  grep -qx 'splice-tee (splice-tools) [0-9]*\.[0-9]*\.[0-9]*' out || fail "version line: $(cat out)"
-}
-
-# listen PREFIX: starts splice-fromnet on 127.0.0.1, port 0, writing to
-# PREFIX.out; sets PORT from the line it prints and LPID.
-listen() {
-  splice-fromnet -b 127.0.0.1 0 > "$1.out" 2> "$1.err" &
-  LPID=$!
-  PORT=$(listen_port "$1.err" "$LPID")
+tcase t_tee_help_version "--help on stdout exit 0; --version names the suite"
+t_tee_help_version() {
+  help_lists splice-tee --append --ignore-interrupts --move --net --output-error --strict \
+    --progress --pipe-size --verbose
 }
 
 tcase t_net "--net: two TCP copies, a file and stdout, all byte-exact"
 t_net() {
   random_file in 20971521
-  listen a
+  start_receiver a.out a.err splice-fromnet -b 127.0.0.1 0
   pa=$PORT
-  pida=$LPID
-  listen b
+  pida=$RPID
+  start_receiver b.out b.err splice-fromnet -b 127.0.0.1 0
   { cat in | run_status st splice-tee -n "127.0.0.1:$pa" f1 --net "127.0.0.1:$PORT"; } |
     cat > out
   wait "$pida" || fail "first splice-fromnet"
-  wait "$LPID" || fail "second splice-fromnet"
+  wait "$RPID" || fail "second splice-fromnet"
   status 0 "$(cat st)" "splice-tee --net"
   all_same in out f1 a.out b.out
   # Nobody listening: reported, the other outputs complete, exit 1.
-  listen c
-  kill "$LPID"
-  wait "$LPID" || true
+  start_receiver c.out c.err splice-fromnet -b 127.0.0.1 0
+  kill "$RPID"
+  wait "$RPID" || true
   { cat in | run_status st splice-tee -n "127.0.0.1:$PORT" f1; } 2> err | cat > out
   status 1 "$(cat st)" "splice-tee --net to a closed port"
   mentions err "127.0.0.1 $PORT"
   all_same in out f1
 }
 
-tcase t_pipe_requests "a pipe input: tee(2) asks for half of it per call, 64 KiB at least"
-t_pipe_requests() {
+tcase t_tee_pipe_requests "a pipe input: tee(2) asks for half of it per call, 64 KiB at least"
+t_tee_pipe_requests() {
   need strace
   reader_asks 1M 524288 tee 'tee\(0, 1, ' splice-tee /dev/null
   [ "$(wc -c < asks.out)" -eq 8388608 ] || fail "splice-tee passed on $(wc -c < asks.out) bytes"
@@ -554,6 +538,375 @@ t_p_idle_reader_gone() {
   status 0 "$(cat st)" "splice-tee -p f, the reader gone"
   printf ab > exp
   same exp f
+}
+
+tcase t_tee_reader_grows_blocked_pipe "splice-tee --pipe-size 64K, reader grows its pipe while tee(2) blocks: exact"
+t_tee_reader_grows_blocked_pipe() {
+  seq_ref ref 33554432
+  { splice-cat ref | run_status st splice-tee --pipe-size 64K a b 2> err; } |
+    { sleep 1; vmsplice-touser --pipe-size 1M --verify seq -c > n; }
+  cat err >&2
+  status 0 "$(cat st)" "splice-tee --pipe-size 64K a b"
+  count_is n 33554432
+  same ref a
+  same ref b
+}
+
+tcase t_tee_no_descriptor_for_pipe "splice-tee, ulimit -n leaves no room for its pipe: every byte, as tee"
+t_tee_no_descriptor_for_pipe() {
+  needs_fallback
+  # Free descriptors under a limit of 64 in what this shell passes on.
+  used=$(sh -c 'ls /proc/$$/fd' | awk '$1 < 64' | wc -l)
+  free=$((64 - used))
+  [ "$free" -ge 4 ] || skip "only $free descriptors free under 64"
+  # Exactly enough descriptors for the files, none for a pipe.
+  names=$(seq -f 'f%g' 1 "$free" | tr '\n' ' ')
+  seq 1 100000 > in
+  # shellcheck disable=SC2086
+  run_status refst sh -c "ulimit -n 64; cat in | tee $names | cat > ref" 2> referr
+  [ "$(cat refst)" -eq 0 ] || skip "setup: GNU tee could not open $free files: $(cat referr)"
+  # shellcheck disable=SC2086
+  rm -f $names
+  # shellcheck disable=SC2086
+  run_status st timeout 10 sh -c "ulimit -n 64; cat in | splice-tee $names | cat > out" 2> err
+  cat err >&2
+  hung "splice-tee under ulimit -n 64"
+  status 0 "$(cat st)" "splice-tee with $free files under ulimit -n 64"
+  same in out
+  for f in $names; do
+    same in "$f"
+  done
+}
+
+tcase t_tee_pipe2_emfile_falls_back "splice-tee, EMFILE injected into every pipe2: read/write fallback, exact"
+t_tee_pipe2_emfile_falls_back() {
+  needs_fallback
+  need strace
+  random_file in 3000000
+  for files in "f1" "f1 f2" "f1 f2 f3"; do
+    rm -f f1 f2 f3
+    # shellcheck disable=SC2086
+    { cat in | run_status st inject pipe2:EMFILE:1+ timeout 10 splice-tee $files 2> err; } |
+      cat > out
+    cat err >&2
+    hung "splice-tee $files with pipe2 EMFILE"
+    status 0 "$(cat st)" "splice-tee $files with pipe2 EMFILE"
+    same in out
+    for f in $files; do
+      same in "$f"
+    done
+  done
+}
+
+tcase t_tee_stderr_closed_files_clean "splice-tee 2>&-: its messages never land in an output file"
+t_tee_stderr_closed_files_clean() {
+  run_status st timeout 10 sh -c 'echo data | splice-tee out nodir/x 2>&- > /dev/null'
+  hung "splice-tee out nodir/x 2>&-"
+  status 1 "$(cat st)" "splice-tee out nodir/x 2>&-"
+  echo data > ref
+  if [ -n "${STRICT:-}" ]; then
+    # --strict refuses a stdout that is not a pipe: nothing, not even a message.
+    [ ! -s out ] || fail "splice-tee --strict ... > /dev/null wrote into out"
+  else
+    same ref out
+  fi
+  # Through a pipe, as --strict allows.
+  rm -f out
+  run_status st timeout 10 sh -c 'echo data | splice-tee out nodir/x 2>&- | cat > /dev/null'
+  hung "splice-tee out nodir/x 2>&- | cat"
+  status 0 "$(cat st)" "splice-tee out nodir/x 2>&- | cat (cat's status)"
+  same ref out
+}
+
+tcase t_tee_progress_counts_as_page_says "splice-tee --progress counts what its page says it counts"
+t_tee_progress_counts_as_page_says() {
+  page=$TESTS/../man/splice-tee.1
+  [ -f "$page" ] || skip "no man/splice-tee.1 beside tests/"
+  random_file in 3000000
+  cat in | splice-tee --progress f1 f2 2> err | cat > out
+  same in out
+  last=$(tr '\r' '\n' < err | grep 'bytes' | tail -n 1 | awk '{ print $1 }')
+  [ -n "$last" ] || fail "no progress line: $(cat err)"
+  # The page's sentence spans lines: join them.
+  if tr '\n' ' ' < "$page" | grep -q 'counts the bytes delivered to every output'; then
+    # stdout and two files: three outputs.
+    [ "$last" -eq 9000000 ] ||
+      fail "the page says --progress counts bytes delivered to every output; it counted $last of 3 x 3000000"
+  elif tr '\n' ' ' < "$page" | grep -q 'counts the bytes taken from the standard input, once'; then
+    [ "$last" -eq 3000000 ] ||
+      fail "the page says --progress counts the input once; it counted $last of 3000000"
+  else
+    fail "the page does not say what --progress counts"
+  fi
+}
+
+tcase t_tee_closed_std_fds "splice-tee with 0, 1, 2 closed: needed ones named, exit 1; files never hold messages"
+t_tee_closed_std_fds() {
+  random_file in 300000
+  closed_run "<&-" "splice-tee t1"
+  status 1 "$(cat st)" "splice-tee t1 <&-"
+  mentions err "standard input"
+  closed_run ">&-" "splice-tee t1"
+  status 1 "$(cat st)" "splice-tee t1 >&-"
+  mentions err "standard output"
+  closed_run "2>&-" "splice-tee t1"
+  status 0 "$(cat st)" "splice-tee t1 2>&-"
+  same in out
+  same in t1
+  rm -f t1
+  closed_run "<&- >&- 2>&-" "splice-tee t1 nodir/x"
+  status 1 "$(cat st)" "splice-tee t1 nodir/x, 0 1 2 closed"
+  [ ! -s t1 ] || { od -c t1 | head -n 3 >&2; fail "t1 holds bytes though no input came"; }
+  # stderr closed, a failing file: its message is not in t1, t1 is exact.
+  closed_run "2>&-" "splice-tee t1 nodir/x t2"
+  status 1 "$(cat st)" "splice-tee t1 nodir/x t2 2>&-"
+  cmp -s in t1 ||
+    fail "2>&-: t1 is not the input; it starts: $(head -c 60 t1 | tr -c '[:print:]' '.')"
+  same in t2
+  same in out
+}
+
+tcase t_tee_closed_fds_not_reused "splice-tee with 2 closed: no file or pipe of its own lands on 2 (strace)"
+t_tee_closed_fds_not_reused() {
+  need_fd_trace
+  random_file in 300000
+  fd_trace "2>&-" "splice-tee t1 t2 t3"
+  status 0 "$(cat st)" "splice-tee t1 t2 t3 2>&-"
+  not_on_0_2 "splice-tee t1 t2 t3 2>&-"
+}
+
+tcase t_tee_stdin_grown_past_max_unprivileged "splice-tee as a user, its stdin grown past pipe-max-size by root: exact"
+t_tee_stdin_grown_past_max_unprivileged() {
+  needs_fallback
+  [ "$(id -u)" -eq 0 ] || skip "needs root to grow a pipe past pipe-max-size"
+  need setpriv
+  id nobody > /dev/null 2>&1 || skip "no user 'nobody' to become"
+  max=$(cat /proc/sys/fs/pipe-max-size)
+  got=$(: | splice-cat --verbose --pipe-size "$((max * 4))" 2>&1 | cat |
+    sed -n 's/.*pipe capacity: \([0-9]*\) bytes.*/\1/p')
+  [ "${got:-0}" -gt "$max" ] ||
+    skip "root cannot grow a pipe past pipe-max-size here (no CAP_SYS_RESOURCE)"
+  chmod 777 .
+  seq_ref ref 16777216
+  parts ref
+  delay=$(resize_delay)
+  # The internal pipe cannot follow the source past pipe-max-size: the rest
+  # of each round goes by read/write, and every output still gets it all.
+  { cat p1; sleep "$delay"; splice-cat --pipe-size "$((max * 4))" p2; } |
+    { run_status st timeout 30 setpriv --reuid=nobody --regid=nogroup --clear-groups \
+      "$(command -v splice-tee)" -v a b 2> err; } |
+    timeout 30 vmsplice-touser --verify seq -c > n
+  cat err >&2
+  status 0 "$(cat st)" "splice-tee as nobody, stdin grown to $((max * 4))"
+  count_is n 16777216
+  same ref a
+  same ref b
+  mentions err "internal pipe"
+}
+
+tcase t_tee_pipe_resized_mid_stream "splice-tee: reader or writer grows or shrinks the pipe mid-stream: every output exact"
+t_tee_pipe_resized_mid_stream() {
+  seq_ref ref 16777216
+  parts ref
+  for ps in 64K 1M; do
+    for size in 1M 4K; do
+      rm -f a b
+      delay=$(resize_delay)
+      { splice-cat ref | run_status st timeout 30 splice-tee --pipe-size "$ps" a b 2> err; } |
+        { sleep "$delay"; timeout 30 vmsplice-touser --pipe-size "$size" --verify seq -c > n; }
+      cat err >&2
+      status 0 "$(cat st)" "splice-tee --pipe-size $ps a b, reader resizes to $size"
+      count_is n 16777216
+      same ref a
+      same ref b
+    done
+  done
+  for size in 1M 4K; do
+    rm -f a b
+    writer_resizes "splice-tee a b" "$size" splice-tee a b
+    same ref a
+    same ref b
+  done
+}
+
+tcase t_tee_strict_emfile_files_untouched "splice-tee --strict, pipe2 EMFILE: exit 1, files not truncated, no output"
+t_tee_strict_emfile_files_untouched() {
+  need strace
+  random_file in 1000000
+  echo old > f1
+  echo old > f2
+  echo old > ref
+  { cat in | run_status st inject pipe2:EMFILE:1+ timeout 10 splice-tee --strict f1 f2 2> err; } |
+    cat > out
+  hung "splice-tee --strict f1 f2 with pipe2 EMFILE"
+  status 1 "$(cat st)" "splice-tee --strict f1 f2 with pipe2 EMFILE"
+  mentions err "Too many open files"
+  [ ! -s out ] || fail "$(wc -c < out) bytes written before the failure"
+  same ref f1
+  same ref f2
+}
+
+tcase t_tee_signals_mid_transfer "splice-tee: SIGTERM, SIGINT, SIGHUP mid-transfer: exit 128+N, nothing left"
+t_tee_signals_mid_transfer() {
+  need_default_signal
+  mkfifo a b
+  for sig in TERM INT HUP; do
+    feed a
+    drain b
+    start_tool a b err splice-tee /dev/null
+    signalled splice-tee "$sig" b.got
+  done
+}
+
+tcase t_tee_eintr_eagain "splice-tee: EINTR and EAGAIN in the 3rd tee and splice: every output exact"
+t_tee_eintr_eagain() {
+  need strace
+  random_file in 6000000
+  for fault in tee:EINTR tee:EAGAIN splice:EINTR splice:EAGAIN; do
+    { cat in | run_status st inject "$fault:3" splice-tee f1 f2; } | cat > out
+    status 0 "$(cat st)" "splice-tee with ${fault#*:} in ${fault%:*}"
+    all_same in out f1 f2
+  done
+}
+
+tcase t_tee_einval_mid "splice-tee: EINVAL from tee(2) after bytes moved: an error, exit 1"
+t_tee_einval_mid() {
+  need strace
+  random_file in 6000000
+  { cat in | run_status st inject tee:EINVAL:3 splice-tee f1 2> err; } |
+    cat > out
+  status 1 "$(cat st)" "splice-tee with EINVAL mid-stream"
+  mentions err "splice-tee: tee: Invalid argument"
+}
+
+tcase t_tee_closed_stdin_named "stdin closed, splice-tee needs it: 'standard input', exit 1"
+t_tee_closed_stdin_named() {
+  # The commands as users typed them: stdout a file or a pipe.
+  for cmd in "splice-tee <&- > out" "splice-tee <&- | cat > out" "splice-tee t1 <&- > out"; do
+    rm -f out
+    run_status st timeout 10 sh -c "$cmd; exit \$?" 2> err
+    hung "$cmd"
+    # (the pipeline's status is cat's: splice-tee's is checked below)
+    case $cmd in *"| cat"*) ;; *) status 1 "$(cat st)" "$cmd" ;; esac
+    mentions err "standard input"
+  done
+  run_status st timeout 10 sh -c 'exec splice-tee <&-' > out 2> err
+  status 1 "$(cat st)" "splice-tee <&- | cat"
+}
+
+# end_receiver: ends the receiver of receive_through and its reader, by
+# their pids (each a timeout(1) and its child), and reaps them.
+end_receiver() {
+  for p in $RPID $CPID; do
+    # shellcheck disable=SC2046 # one pid per word
+    kill "$p" $(cat "/proc/$p/task/$p/children" 2> /dev/null) 2> /dev/null || :
+    wait "$p" 2> /dev/null || :
+  done
+}
+
+# tee_to_peer PEER OPTS...: 20 MB from a pipe through splice-tee OPTS -w 1
+# -n to a receiver whose reader is PEER (sh), and to the file copy and a
+# pipe into stdout; splice-tee's status in "st", its stderr in "terr".
+tee_to_peer() {
+  _peer=$1
+  shift
+  receive_through "$_peer" 127.0.0.1
+  rm -f copy stdout
+  # shellcheck disable=SC2086 # OPTS are words
+  { cat f | run_status st timeout 30 splice-tee "$@" -w 1 -n "127.0.0.1:$PORT" copy \
+    2> terr; } | cat > stdout
+  end_receiver
+}
+
+# reset_peer: a listener (perl) that accepts one connection, reads 100 kB,
+# then resets it (SO_LINGER 0).  Sets NPORT.
+reset_peer() {
+  perl_listener 1 '
+    accept(my $c, $s) or die "accept: $!";
+    my $got = 0;
+    while ($got < 100000) { my $n = sysread($c, my $buf, 65536) or last; $got += $n; }
+    setsockopt($c, SOL_SOCKET, SO_LINGER, pack("ii", 1, 0)) or die "linger: $!";
+    close($c);'
+}
+
+tcase t_tee_net "splice-tee -n twice: two TCP copies, a file and stdout, all byte-exact"
+t_tee_net() {
+  random_file f 20000000
+  v6=127.0.0.1
+  have_ipv6 && v6=::1
+  start_receiver out1 err1 timeout 60 splice-fromnet -b 127.0.0.1 0
+  r1=$RPID p1=$PORT
+  start_receiver out2 err2 timeout 60 splice-fromnet -b "$v6" 0
+  r2=$RPID p2=$PORT
+  case $v6 in *:*) t2="[$v6]:$p2" ;; *) t2="$v6:$p2" ;; esac
+  run_status st sh -c 'cat f | timeout 60 splice-tee -n "127.0.0.1:$1" --net "$2" copy |
+    cat > stdout' sh "$p1" "$t2" 2> terr
+  [ "$(cat st)" -eq 0 ] || { cat terr >&2; fail "splice-tee -n -n: exit $(cat st)"; }
+  reap "$r1" "first receiver"
+  status 0 "$REAPED" "first receiver"
+  reap "$r2" "second receiver"
+  status 0 "$REAPED" "second receiver"
+  same f out1
+  same f out2
+  same f copy
+  same f stdout
+}
+
+tcase t_tee_peer_leaves \
+  "splice-tee -n, a peer that never reads, leaves or resets, any mode: dropped, named, no SIGPIPE"
+t_tee_peer_leaves() {
+  random_file f 20000000
+  # Never reads (the -w 1 timeout gives up on it), reads 1 MiB then its
+  # receiver dies (the kernel resets), resets once it took 100 kB.
+  peers="exec_sleep_60 exec_head_-c_1048576"
+  command -v perl > /dev/null 2>&1 && peers="$peers reset"
+  for peer in $peers; do
+    for mode in "" --output-error=warn -p --output-error=exit --output-error=exit-nopipe; do
+      what="splice-tee $mode -n to a peer that does '$peer'"
+      if [ "$peer" = reset ]; then
+        reset_peer
+        { cat f | run_status st timeout 30 splice-tee $mode -w 1 -n "127.0.0.1:$NPORT" \
+          copy 2> terr; } | cat > stdout
+        PORT=$NPORT
+      else
+        # shellcheck disable=SC2086 # no mode is no word
+        tee_to_peer "$(echo "$peer" | tr _ ' ')" $mode
+      fi
+      [ "$(cat st)" -ne 141 ] || fail "$what: killed by SIGPIPE"
+      status 1 "$(cat st)" "$what"
+      lost='(Broken pipe|Connection reset by peer|Connection timed out)'
+      grep -q -E "^splice-tee: 127.0.0.1:$PORT: $lost\$" terr ||
+        { cat terr >&2; fail "$what: no message naming the peer"; }
+      case $mode in
+      *exit*) ;;
+      *)
+        same f copy
+        same f stdout
+        ;;
+      esac
+    done
+  done
+}
+
+tcase t_tee_peer_pipe_reader \
+  "splice-tee -n, stdout's reader leaves: SIGPIPE as tee, the peer reset; ignored: the peer whole"
+t_tee_peer_pipe_reader() {
+  random_file f 20000000
+  receive 127.0.0.1 file
+  { cat f | run_status st timeout 30 splice-tee -n "127.0.0.1:$PORT" 2> terr; } |
+    head -c 1048576 > /dev/null
+  status 141 "$(cat st)" "splice-tee -n, stdout's reader gone"
+  reap "$RPID" "splice-fromnet"
+  status 1 "$REAPED" "the receiver of a splice-tee that died of SIGPIPE"
+  mentions err "Connection reset by peer$"
+  # Ignored SIGPIPE (nohup, trap): GNU tee drops that output quietly, exit 0.
+  receive 127.0.0.1 file
+  { cat f | run_status st sh -c "trap '' PIPE; exec timeout 30 splice-tee -n 127.0.0.1:$PORT" \
+    2> terr; } | head -c 1048576 > /dev/null
+  status 0 "$(cat st)" "splice-tee -n with SIGPIPE ignored, stdout's reader gone"
+  [ ! -s terr ] || { cat terr >&2; fail "a message for a pipe's EPIPE in the default mode"; }
+  receive_done "splice-tee after its stdout's reader left"
+  same f out
 }
 
 run_area "$@"

@@ -80,24 +80,12 @@ case $CPUS$MEMORY_MIB$TIMEOUT_SECS in *[!0-9]*) usage >&2; exit 2 ;; esac
 
 exit_code=2
 [ -f "$KERNEL" ] || die "$KERNEL: no such file"
-BINDIR=$(cd "$BINDIR" 2> /dev/null && pwd) || die "no such directory: $BINDIR"
-[ -n "$HELPERS" ] || HELPERS=$BINDIR/tests
-HELPERS=$(cd "$HELPERS" 2> /dev/null && pwd) || die "no such directory: $HELPERS"
+. "$TESTS/lib.sh"
+find_tools "$PROG"
 KERNEL=$(cd "$(dirname "$KERNEL")" && pwd)/${KERNEL##*/}
-TOOLS=$(. "$TESTS/lib.sh" && echo "$TOOLS")
-for tool in $TOOLS; do
-  [ -x "$BINDIR/$tool" ] || die "$BINDIR/$tool not found; build first"
-done
 
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/splice-vm.XXXXXX") || exit 1
 qemu_pid=
-cleanup() {
-  [ -z "$qemu_pid" ] || kill "$qemu_pid" 2> /dev/null
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+work_dir "${TMPDIR:-/tmp}/splice-vm.XXXXXX" qemu_pid
 ROOT=$WORK/root
 
 # ---- the kernel ---------------------------------------------------------------------

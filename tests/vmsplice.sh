@@ -10,6 +10,12 @@
 SIZES="0 1 4095 4096 65535 65536 65537 1048583"
 PATTERNS="zero fill:0x41 fill:7 ramp seq random random:12345 text:thirteen-byte text:\\x00\\t"
 
+# reader_leaves CMD...: CMD, SIGPIPE ignored, into a reader that leaves
+# after one byte (head -c 1); its status in st, its stderr in err.
+reader_leaves() {
+  run_status st sh -c 'trap "" PIPE; exec "$@"' sh "$@" 2> err | head -c 1 > /dev/null
+}
+
 # gen FILE ARGS...: vmsplice ARGS | cat > FILE, exit status checked.
 gen() {
   _out=$1
@@ -226,8 +232,7 @@ refill_edges() {
   esac
   [ "$1" = reuse ] && return 0
   # A reader that goes away: with SIGPIPE ignored, the way says so, exit 1.
-  run_status st sh -c "trap '' PIPE; exec vmsplice -p seq --refill $1 -s 1G" 2> err |
-    head -c 1 > /dev/null
+  reader_leaves vmsplice -p seq --refill "$1" -s 1G
   status 1 "$(cat st)" "vmsplice --refill $1 into a reader that left"
   mentions err "standard output: .*Broken pipe"
 }
@@ -357,8 +362,8 @@ t_default_size() {
   [ "$n" -eq 100000000 ] || fail "-s inf | head -c 100000000: $n bytes"
 }
 
-tcase t_stdout_not_pipe "stdout a file or /dev/null: the same bytes by write(2); --strict refuses"
-t_stdout_not_pipe() {
+tcase t_vmsplice_stdout_not_pipe "stdout a file or /dev/null: the same bytes by write(2); --strict refuses"
+t_vmsplice_stdout_not_pipe() {
   needs_fallback
   for p in seq ramp zero; do
     vmsplice -p "$p" -s 1048583 -v > file 2> err || fail "vmsplice > file"
@@ -390,21 +395,13 @@ t_closed_reader() {
   status 141 "$(cat st)" "vmsplice -s inf | head -c 1"
   status "$(cat refst)" "$(cat st)" "status differs from yes's"
   # SIGPIPE ignored: EPIPE, reported against standard output, exit 1.
-  run_status st sh -c 'trap "" PIPE; exec vmsplice -s inf -p seq' 2> err |
-    head -c 1 > /dev/null
+  reader_leaves vmsplice -s inf -p seq
   status 1 "$(cat st)" "vmsplice with SIGPIPE ignored"
   mentions err "vmsplice: standard output: vmsplice: Broken pipe"
 }
 
-tcase t_closed_stdout "stdout closed: a clear error, exit 1"
-t_closed_stdout() {
-  run_status st vmsplice -s 10 >&- 2> err
-  status 1 "$(cat st)" "vmsplice >&-"
-  mentions err "standard output"
-}
-
-tcase t_usage_errors "bad patterns, seeds, sizes and options: exit 2, named, with a hint"
-t_usage_errors() {
+tcase t_vmsplice_usage_errors "bad patterns, seeds, sizes and options: exit 2, named, with a hint"
+t_vmsplice_usage_errors() {
   for bad in "-p bogus" "-p fill" "-p fill:" "-p fill:256" "-p fill:x" "-p fill:-1" "-p random:" \
     "-p random:x" "-p random:-1" "-p random:18446744073709551616" "-p seq:1" "-p Zero" \
     "-s -1" "-s 1Q" "-s abc" "-s 18446744073709551616" "-s infinite" "--pipe-size 0" \
@@ -511,23 +508,11 @@ t_peak_rss() {
   [ "$kib" -le "$limit" ] || fail "-u --clear: peak RSS $kib KiB > $limit KiB"
 }
 
-tcase t_help_version "--help on stdout exit 0, every option; --version names the suite"
-t_help_version() {
-  for tool in vmsplice vmsplice-touser; do
-    "$tool" --help > out || fail "$tool --help exit"
-    mentions out "Usage: $tool"
-    "$tool" -V > out || fail "$tool -V exit"
-    grep -qx "$tool (splice-tools) [0-9]*\.[0-9]*\.[0-9]*" out || fail "version line: $(cat out)"
-  done
-  vmsplice --help > out
-  for opt in --size --pattern --reuse --clear --gift --unalign --huge --busy --strict \
-    --progress --pipe-size --verbose "random\[:SEED\]"; do
-    mentions out "$opt"
-  done
-  vmsplice-touser --help > out
-  for opt in --verify --dump --count --size --nonblock --strict --pipe-size; do
-    mentions out "$opt"
-  done
+tcase t_vmsplice_help_version "--help on stdout exit 0, every option; --version names the suite"
+t_vmsplice_help_version() {
+  help_lists vmsplice --size --pattern --reuse --clear --gift --unalign --huge --busy --strict \
+    --progress --pipe-size --verbose "random\[:SEED\]"
+  help_lists vmsplice-touser --verify --dump --count --size --nonblock --strict --pipe-size
 }
 
 tcase t_touser_nonblocking_stdout "vmsplice-touser -d into an O_NONBLOCK stdout pipe: the whole dump, as od"
@@ -657,6 +642,230 @@ t_touser_compare() {
   : | run_status st vmsplice-touser --compare missing 2> err
   status 1 "$(cat st)" "--compare missing"
   mentions err "vmsplice-touser: missing: No such file or directory"
+}
+
+# seq_count FILE: what `vmsplice-touser --verify seq -c` printed must be 8 MiB.
+seq_count() {
+  [ "$(cat "$1")" = 8388608 ] || fail "verified $(cat "$1") bytes, expected 8388608"
+}
+
+tcase t_touser_reader_gone_sigpipe_ignored "vmsplice-touser -d, SIGPIPE ignored, reader gone: stops, exit 1, a message"
+t_touser_reader_gone_sigpipe_ignored() {
+  { run_status st timeout 10 sh -c \
+    'trap "" PIPE; vmsplice -s inf 2> /dev/null | exec vmsplice-touser -d' 2> err; } |
+    head -c 1 > /dev/null
+  hung "vmsplice -s inf | vmsplice-touser -d | head -c 1"
+  status 1 "$(cat st)" "vmsplice-touser -d with its reader gone"
+  mentions err "vmsplice-touser: standard output"
+}
+
+tcase t_pattern_numbers_decimal "fill:010 and random:010 are decimal 10, not octal; 0x10 is hex"
+t_pattern_numbers_decimal() {
+  vmsplice -s 16 -p fill:010 | od -An -tx1 -v | tr -d ' \n' > got
+  [ "$(cat got)" = 0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a ] || fail "fill:010 gave $(cat got)"
+  vmsplice -s 16 -p fill:0x10 | od -An -tx1 -v | tr -d ' \n' > got
+  [ "$(cat got)" = 10101010101010101010101010101010 ] || fail "fill:0x10 gave $(cat got)"
+  vmsplice -s 4096 -p random:010 | cat > r010
+  vmsplice -s 4096 -p random:10 | cat > r10
+  vmsplice -s 4096 -p random:8 | cat > r8
+  same r10 r010
+  ! cmp -s r8 r010 || fail "random:010 is random:8"
+  vmsplice -s 1M -p fill:10 | vmsplice-touser --verify fill:010 -c > n ||
+    fail "--verify fill:010 refused fill:10 data"
+}
+
+tcase t_touser_dump_stops_at_mismatch "--verify with -d: a mismatch keeps the last dump line and the final offset"
+t_touser_dump_stops_at_mismatch() {
+  # 20 zero bytes but byte 18: mismatch at 18, a partial second line; the
+  # dump stops after the first wrong byte, as the page says.
+  printf '\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\1\0' > in
+  head -c 19 in | od -A d -t x1z -v > ref
+  { cat in | run_status st vmsplice-touser --verify zero -d 2> err; } | cat > out
+  status 1 "$(cat st)" "vmsplice-touser --verify zero -d, a wrong byte"
+  mentions err "18"
+  same ref out
+}
+
+tcase t_size_max_is_finite "vmsplice -s 2^64-1 is a size, not endless (only 'inf' is)"
+t_size_max_is_finite() {
+  { vmsplice -v -s inf 2> inf.err; } | head -c 1M > /dev/null
+  { run_status st vmsplice -v -s 18446744073709551615 2> max.err; } |
+    head -c 1M > /dev/null
+  # Refused as too large is fine too.
+  [ "$(cat st)" -ne 2 ] || return 0
+  grep -i 'zero' inf.err > inf.line || fail "no -v line for -s inf: $(cat inf.err)"
+  grep -i 'zero' max.err > max.line || fail "no -v line for -s 2^64-1: $(cat max.err)"
+  ! cmp -s inf.line max.line || fail "-s 18446744073709551615 taken as inf: $(cat max.line)"
+}
+
+tcase t_vmsplice_closed_std_fds "vmsplice with 0, 1, 2 closed: stdout needed (exit 1), the others filled, exact"
+t_vmsplice_closed_std_fds() {
+  for r in "<&-" "2>&-" "<&- 2>&-"; do
+    closed_run "$r" "vmsplice -p seq -s 3M"
+    status 0 "$(cat st)" "vmsplice $r"
+    vmsplice-touser --verify seq -c < out > n 2> /dev/null || [ -n "${STRICT:-}" ] ||
+      fail "vmsplice $r: wrong bytes"
+    [ "$(wc -c < out)" -eq 3145728 ] || fail "vmsplice $r: $(wc -c < out) bytes"
+  done
+  closed_run ">&-" "vmsplice -s 3M"
+  status 1 "$(cat st)" "vmsplice >&-"
+  mentions err "standard output"
+  closed_run "<&- >&- 2>&-" "vmsplice -s 3M"
+  status 1 "$(cat st)" "vmsplice, 0 1 2 closed"
+  need_fd_trace
+  fd_trace "<&- 2>&-" "vmsplice -p seq -s 3M"
+  status 0 "$(cat st)" "vmsplice <&- 2>&- (strace)"
+  not_on_0_2 "vmsplice <&- 2>&-"
+}
+
+tcase t_touser_closed_std_fds "vmsplice-touser with 0, 1, 2 closed: needed ones named, exit 1; others filled"
+t_touser_closed_std_fds() {
+  seq_ref in 3145728
+  closed_run "<&-" "vmsplice-touser --verify seq -c"
+  status 1 "$(cat st)" "vmsplice-touser <&-"
+  mentions err "standard input"
+  closed_run ">&-" "vmsplice-touser --verify seq -c"
+  status 1 "$(cat st)" "vmsplice-touser -c >&-"
+  mentions err "standard output"
+  # --verify alone writes nothing on success: stdout not needed.
+  closed_run ">&-" "vmsplice-touser --verify seq"
+  status 0 "$(cat st)" "vmsplice-touser --verify seq >&-"
+  closed_run "2>&-" "vmsplice-touser --verify seq -c"
+  status 0 "$(cat st)" "vmsplice-touser 2>&-"
+  count_is out 3145728
+  closed_run "<&- >&- 2>&-" "vmsplice-touser -c"
+  status 1 "$(cat st)" "vmsplice-touser -c, 0 1 2 closed"
+  need_fd_trace
+  fd_trace ">&- 2>&-" "vmsplice-touser --verify seq"
+  status 0 "$(cat st)" "vmsplice-touser --verify seq >&- 2>&- (strace)"
+  not_on_0_2 "vmsplice-touser --verify seq >&- 2>&-"
+}
+
+tcase t_vmsplice_pipe_resized_mid_stream "vmsplice: the reader grows or shrinks the pipe mid-stream: exact"
+t_vmsplice_pipe_resized_mid_stream() {
+  seq_ref ref 33554432
+  reader_resizes "vmsplice --pipe-size 64K" 1M vmsplice -p seq -s 32M --pipe-size 64K
+  reader_resizes "vmsplice" 4K vmsplice -p seq -s 32M
+  reader_resizes "vmsplice --reuse" 4K vmsplice --reuse -p seq -s 32M
+}
+
+tcase t_touser_pipe_resized_mid_stream "vmsplice-touser: the writer grows or shrinks its stdin pipe mid-stream: exact"
+t_touser_pipe_resized_mid_stream() {
+  seq_ref ref 16777216
+  parts ref
+  for size in 1M 4K; do
+    { cat p1; sleep 0.5; splice-cat --pipe-size "$size" p2; } |
+      { run_status st timeout 30 vmsplice-touser --verify seq -c > n 2> err; }
+    cat err >&2
+    status 0 "$(cat st)" "vmsplice-touser, writer resizes to $size"
+    count_is n 16777216
+  done
+}
+
+tcase t_vmsplice_mmap_enomem "vmsplice, vmsplice-touser: ENOMEM from their mmap: exit 1, a message, no output"
+t_vmsplice_mmap_enomem() {
+  need strace
+  for tool in vmsplice vmsplice-touser; do
+    ! grep -q __asan_init "$BINDIR/$tool" || skip "sanitizer runtime: its own mmaps would fail"
+    # The binary itself (no wrapper), so that the count of mmaps is its own.
+    # Skip the dynamic loader's mmaps: the tool's own come after rseq(2).
+    if [ "$tool" = vmsplice ]; then
+      traced -o trace -e trace=mmap,rseq,set_robust_list "$BINDIR/vmsplice" \
+        ${STRICT:+--strict} -s 1M 2> /dev/null | cat > /dev/null
+    else
+      vmsplice -s 1M | traced -o trace -e trace=mmap,rseq,set_robust_list \
+        "$BINDIR/vmsplice-touser" ${STRICT:+--strict} -c > /dev/null 2>&1
+    fi
+    k=$(awk '/^(rseq|set_robust_list)\(/ { print n; exit } /^mmap\(/ { n++ }' trace)
+    [ -n "$k" ] || skip "no rseq/set_robust_list in the trace to tell the loader's mmaps"
+    when=$((k + 1))
+    # strace without -f, unlike inject: the WHEN-th mmap is the tool's own.
+    if [ "$tool" = vmsplice ]; then
+      { run_status st traced -o /dev/null -e trace=mmap \
+        -e inject=mmap:error=ENOMEM:when="$when"+ \
+        "$BINDIR/vmsplice" ${STRICT:+--strict} -p seq -s 8M 2> err; } | cat > out
+      [ ! -s out ] || fail "vmsplice wrote $(wc -c < out) bytes though it has no buffer"
+    else
+      { vmsplice -p seq -s 8M | run_status st traced -o /dev/null -e trace=mmap \
+        -e inject=mmap:error=ENOMEM:when="$when"+ "$BINDIR/vmsplice-touser" ${STRICT:+--strict} \
+        --verify seq -c 2> err; } | cat > out
+    fi
+    hung "$tool with mmap ENOMEM"
+    status 1 "$(cat st)" "$tool with mmap ENOMEM"
+    mentions err "Cannot allocate memory"
+  done
+}
+
+tcase t_vmsplice_signals_mid_transfer "vmsplice and vmsplice-touser: SIGTERM, SIGINT, SIGHUP mid-transfer: 128+N"
+t_vmsplice_signals_mid_transfer() {
+  need_default_signal
+  mkfifo a b
+  for sig in TERM INT HUP; do
+    drain b
+    start_tool /dev/null b err vmsplice -s inf -p seq
+    signalled vmsplice "$sig" b.got
+    # -d: its dump says that it reads.
+    feed a
+    drain b
+    start_tool a b err vmsplice-touser --verify seq -d
+    signalled vmsplice-touser "$sig" b.got
+  done
+}
+
+tcase t_vmsplice_results_unwritable "results into /dev/full and a closed stdout: vmsplice-touser -c/-d, vmsplice: exit 1"
+t_vmsplice_results_unwritable() {
+  for opts in "-c" "-d" "--verify seq -c"; do
+    # shellcheck disable=SC2086
+    { vmsplice -p seq -s 1M | run_status st timeout 10 vmsplice-touser $opts > /dev/full 2> err; }
+    hung "vmsplice-touser $opts > /dev/full"
+    status 1 "$(cat st)" "vmsplice-touser $opts > /dev/full"
+    mentions err "No space left on device"
+    # shellcheck disable=SC2086
+    { vmsplice -p seq -s 1M | run_status st timeout 10 vmsplice-touser $opts >&- 2> err; }
+    hung "vmsplice-touser $opts >&-"
+    status 1 "$(cat st)" "vmsplice-touser $opts >&-"
+    mentions err "standard output"
+  done
+  run_status st timeout 10 vmsplice -s 1M > /dev/full 2> err
+  hung "vmsplice > /dev/full"
+  status 1 "$(cat st)" "vmsplice > /dev/full"
+  [ -n "${STRICT:-}" ] || mentions err "No space left on device"
+}
+
+tcase t_vmsplice_eintr_eagain "vmsplice and vmsplice-touser: EINTR and EAGAIN in the 3rd vmsplice: exact"
+t_vmsplice_eintr_eagain() {
+  need strace
+  for err in EINTR EAGAIN; do
+    run_status st inject "vmsplice:$err:3" vmsplice -p seq -s 8M |
+      vmsplice-touser --verify seq -c > n || fail "verify after $err in vmsplice"
+    status 0 "$(cat st)" "vmsplice with $err"
+    seq_count n
+    vmsplice -p seq -s 8M | inject "vmsplice:$err:3" vmsplice-touser --chunk 64K --verify seq -c > n ||
+      fail "vmsplice-touser with $err"
+    seq_count n
+  done
+}
+
+tcase t_vmsplice_refused "vmsplice: ENOSYS or EINVAL from vmsplice(2): a clear error, exit 1"
+t_vmsplice_refused() {
+  need strace
+  for err in ENOSYS EINVAL; do
+    for when in 1 3; do
+      run_status st inject "vmsplice:$err:$when" vmsplice -p seq -s 8M 2> err | cat > out
+      status 1 "$(cat st)" "vmsplice with $err in call $when"
+      mentions err "vmsplice: standard output: vmsplice: "
+      [ "$(wc -c < out)" -lt 8388608 ] || fail "every byte arrived, yet vmsplice failed"
+    done
+  done
+}
+
+tcase t_touser_refused "vmsplice-touser: ENOSYS from vmsplice(2): a clear error, exit 1, not a short pass"
+t_touser_refused() {
+  need strace
+  vmsplice -p seq -s 8M |
+    run_status st inject vmsplice:ENOSYS:3 vmsplice-touser --chunk 64K --verify seq -c > n 2> err
+  status 1 "$(cat st)" "vmsplice-touser with ENOSYS"
+  mentions err "vmsplice-touser: standard input: Function not implemented"
 }
 
 run_area "$@"
