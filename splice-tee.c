@@ -90,17 +90,14 @@ parse_mode(const char *arg)
 static bool
 output_failed(struct tee_out *o)
 {
-	bool from_pipe = o->err == EPIPE && fd_is_pipe(o->fd);
+	bool from_pipe = o->error.err == EPIPE && fd_is_pipe(o->fd);
 
 	if (from_pipe && mode == OE_SIGPIPE && !sigpipe_ignored)
 		tcp_abort_and_die(SIGPIPE);
 	if (from_pipe && mode != OE_WARN && mode != OE_EXIT)
 		return true;
-	if (o->refused)
-		warn_msg("%s: %s: %s (--strict: no fallback to read/write)", o->name,
-		    o->call, strerror(o->err));
-	else
-		warn_msg("%s: %s", o->name, strerror(o->err));
+	xfer_error_warn(&o->error, (const char *const[SIDE_COUNT]){ [SIDE_OUTPUT] = o->name },
+	    false);
 	return mode != OE_EXIT && mode != OE_EXIT_NOPIPE;
 }
 
@@ -117,16 +114,15 @@ open_failed(struct tee_out *o)
 static void
 job_failed(const struct tee_job *job)
 {
-	if (job->refused && job->side != SIDE_NONE)
+	const char *const names[SIDE_COUNT] = {
+		[SIDE_INPUT] = job->in_name, [SIDE_OUTPUT] = job->outs[0].name,
+	};
+
+	if (job->error.refused && job->error.side != SIDE_NONE)
 		warn_msg("%s is not a pipe: tee(2) needs pipes (--strict: no fallback)",
-		    job->side == SIDE_INPUT ? job->in_name : job->outs[0].name);
-	else if (job->refused)
-		warn_msg("%s: %s (--strict: no fallback to read/write)", job->call,
-		    strerror(job->err));
-	else if (job->side == SIDE_INPUT)
-		warn_msg("%s: %s", job->in_name, strerror(job->err));
+		    names[job->error.side]);
 	else
-		warn_msg("%s: %s", job->call, strerror(job->err));
+		xfer_error_warn(&job->error, names, false);
 }
 
 /* What O_TRUNC would have done, once nothing can stop the copy. */
@@ -311,7 +307,7 @@ open_outputs(struct tee_job *job, struct tee_cmd *cmd, bool stdout_closed)
 	o->fd = STDOUT_FILENO;
 	o->name = "standard output";
 	if (stdout_closed) {
-		o->err = EBADF;
+		o->error = (struct xfer_error){ .side = SIDE_OUTPUT, .err = EBADF };
 		o->gone = true;
 		if (!output_failed(o))
 			return false;

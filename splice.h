@@ -15,7 +15,8 @@
  *   msg.c         messages and the exit status they imply   -> term
  *   options.c     common options, sizes, seconds             -> fd, msg
  *   fd.c          descriptors and pipes, retrying I/O        -> clock, msg
- *   xfer.c        a stream: splice, copy_file_range, r/w     -> account, fd, msg
+ *   failure.c     an engine's error record, --strict, words  -> msg
+ *   xfer.c        a stream: splice, copy_file_range, r/w     -> failure, account, fd, msg
  *   move.c        move_fd(): a clone, a sparse copy, a stream -> xfer, account, msg
  *   skip.c        skip_input(): --skip by offset or by read  -> xfer, fd
  *   catfmt.c      cat's -n -b -s -E -T -v, through user space -> xfer, account, fd
@@ -27,13 +28,15 @@
  *   addr.c        HOST:PORT, ports, --allow nets, -4 -6 -n   (libc only)
  *   tcp.c         connect, listen, accept, reset             -> addr, progress, term, fd,
  *                                                               clock, msg
- *   duplex.c      duplex_run(): to a socket and back at once -> xfer, account, fd, clock, msg
+ *   duplex.c      duplex_run(): to a socket and back at once -> failure, xfer, account, fd,
+ *                                                               clock, msg
  *   ring.c        ring_open(): a buffer of pipes and a memfd -> xfer, status_line, account, fd, mem
- *   ring_step.c   one call in or out of the ring             -> ring, xfer, fd, msg, mem
+ *   ring_step.c   one call in or out of the ring             -> ring, failure, xfer, fd, msg, mem
  *   ring_run.c    ring_run(): the loop of poll(2) and steps  -> ring_step, ring, xfer, fd, clock
- *   tee_pipes.c   tee_open(): the tee engine's pipes         -> fd, msg
- *   tee.c         tee_fd(): tee(2) to many outputs           -> tee_pipes, xfer, account, fd,
- *                                                               msg
+ *   tee_pipes.c   tee_open(): the tee engine's pipes         -> failure, fd, msg
+ *   tee_copy.c    the tee engine's read/write rounds         -> failure, account, fd
+ *   tee.c         tee_fd(): tee(2) to many outputs           -> tee_copy, tee_pipes, failure,
+ *                                                               xfer, account, fd, msg
  *   pattern.c     the patterns vmsplice writes               -> msg
  *   vmsplice_io.c vmsplice(2) in and out of a pipe           -> account, fd
  *   clock.c       monotonic seconds, sleeping, timed locks   (libc only)
@@ -224,9 +227,6 @@ double option_seconds(const char *opt, const char *arg);
 
 /* ---- descriptors and pipes: lib/fd.c ------------------------------------ */
 
-/* Which side of a transfer an error came from. */
-enum xfer_side { SIDE_NONE, SIDE_INPUT, SIDE_OUTPUT };
-
 bool fd_is_pipe(int fd);
 /* F_GETPIPE_SZ, or -1 when fd is not a pipe. */
 long pipe_capacity(int fd);
@@ -274,6 +274,34 @@ ssize_t read_retry(int fd, void *buf, size_t len);
 
 /* Bit of descriptor fd (0, 1 or 2) in std_fds_fill()'s argument and result. */
 #define STD_FD(fd) (1u << (fd))
+
+/* ---- an engine's failure: lib/failure.c --------------------------------- */
+
+/* Whose an error of a transfer is. */
+enum xfer_side {
+	SIDE_NONE,		/* the engine's own (its pipes, poll), or not known */
+	SIDE_INPUT,
+	SIDE_OUTPUT,
+	SIDE_PEER,		/* the connection, both ways at once (duplex_run()) */
+	SIDE_COUNT
+};
+
+/* What every engine records when it fails, for its caller to word. */
+struct xfer_error {
+	enum xfer_side side;	/* whose error */
+	int err;		/* errno of the failure, 0 if none */
+	const char *call;	/* the syscall that failed or was refused */
+	bool refused;		/* a refusal read/write could get around: --strict stopped it */
+};
+
+/*
+ * "prog: NAME: reason", NAME being names[e->side], whoever's error it was;
+ * "prog: CALL: reason" when that is not known; a refusal that --strict
+ * stopped names the call and ends "(--strict: no fallback to read/write)".
+ * With pair, a refusal or an error of no known side starts "IN -> OUT"
+ * (names[SIDE_INPUT], names[SIDE_OUTPUT]) instead.
+ */
+void xfer_error_warn(const struct xfer_error *e, const char *const names[SIDE_COUNT], bool pair);
 
 /* ---- moving bytes: lib/move.c ------------------------------------------- */
 
@@ -702,8 +730,7 @@ struct tee_job;
  * Makes the pipes tee_fd() needs, before any output is truncated: when
  * they cannot be made, tee_fd() copies with read(2) and write(2) instead,
  * unless t->opts.strict, which refuses here (and refuses an input or outs[0]
- * that is not a pipe).  Returns 0, or -1 with t->err, t->call, t->side and
- * t->refused set.
+ * that is not a pipe).  Returns 0, or -1 with t->error set.
  */
 int tee_open(struct tee_job *t);
 
@@ -717,9 +744,7 @@ struct tee_out {
 	bool gone;		/* dropped after a failure (a caller may set it too) */
 	bool by_copy;		/* splice(2) refused: read/write from then on */
 	uint64_t moved;		/* bytes delivered */
-	int err;		/* errno of the failure that dropped it */
-	const char *call;	/* the syscall that failed */
-	bool refused;		/* --strict stopped a fallback */
+	struct xfer_error error;	/* the failure that dropped it: SIDE_OUTPUT */
 };
 
 struct tee_job {
@@ -728,8 +753,8 @@ struct tee_job {
 	struct tee_out *outs;	/* outs[0] is fed by tee(2) directly when it is a pipe */
 	size_t nouts;
 	/*
-	 * Called once for each output as it is dropped, with o->err and
-	 * o->call set; returns false to stop at once (tee's "exit" modes).
+	 * Called once for each output as it is dropped, with o->error set;
+	 * returns false to stop at once (tee's "exit" modes).
 	 */
 	bool (*output_failed)(struct tee_out *o);
 	/*
@@ -742,10 +767,12 @@ struct tee_job {
 	struct engine_opts opts;	/* strict, verbose, pipe size */
 	/* results */
 	uint64_t taken;		/* bytes consumed from in */
-	int err;		/* errno of an input (or internal) failure */
-	const char *call;
-	enum xfer_side side;	/* SIDE_INPUT; SIDE_NONE: internal; SIDE_OUTPUT: outs[0] */
-	bool refused;		/* --strict: in or outs[0] is not a pipe */
+	/*
+	 * A failure of the input (SIDE_INPUT), of the engine's pipes
+	 * (SIDE_NONE), or refused: --strict and in (SIDE_INPUT) or outs[0]
+	 * (SIDE_OUTPUT) is not a pipe.
+	 */
+	struct xfer_error error;
 	bool stopped;		/* output_failed() said stop */
 	struct tee_pipes pipes;	/* set up by tee_open() */
 };
@@ -762,9 +789,8 @@ struct tee_job {
  * internal pipe first; an output that refuses splice(2) before its first
  * byte gets read/write.  t->opts.strict refuses every read/write fallback.
  * A failing output is dropped and output_failed() called; the others go
- * on.  Closes the pipes.  Returns 0, or -1 with t->err, t->call, t->side
- * (input or internal failure), t->refused or t->stopped; prints nothing
- * but -v notes.
+ * on.  Closes the pipes.  Returns 0, or -1 with t->error (an input or
+ * internal failure) or t->stopped; prints nothing but -v notes.
  */
 int tee_fd(struct tee_job *t);
 

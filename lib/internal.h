@@ -63,6 +63,24 @@ ssize_t copy_once(int in, int out, size_t max, enum xfer_side *side);
  */
 unsigned int std_fds_fill(unsigned int needed);
 
+/* ---- an engine's failure: lib/failure.c --------------------------------- */
+
+/* Records err from call on side in e (not a refusal, yet); returns -1. */
+int xfer_error_set(struct xfer_error *e, enum xfer_side side, const char *call, int err);
+/* The kernel's "this pair can't do that", as opposed to an I/O error. */
+bool err_is_refusal(int err);
+/*
+ * The --strict rule, the one place an engine decides to get around the
+ * kernel by read(2)/write(2) (or a copy).  e records what failed after
+ * moved bytes; it is a refusal when nothing moved yet and e->err is one
+ * (err_is_refusal(): after the first byte, the same errno is an I/O
+ * error), or when the caller said so (e->refused: no pipe to be
+ * had, no tee(2) for a file).  A refusal may be got around unless
+ * o->strict: then e is cleared and true returned.  Otherwise false, and e
+ * is the failure to return, e->refused saying that --strict stopped it.
+ */
+bool fallback_allowed(const struct engine_opts *o, uint64_t moved, struct xfer_error *e);
+
 /* ---- one transfer as a stream; what the engines share: lib/xfer.c ------- */
 
 /* An engine's method returns DONE, FAILED (x->err set) or REFUSED (try the next). */
@@ -74,8 +92,6 @@ uint64_t xfer_left(const struct xfer *x);
 size_t xfer_call_bytes(const struct xfer *x, size_t chunk);
 /* Records err from call on side in x; returns FAILED. */
 int xfer_fail(struct xfer *x, enum xfer_side side, const char *call, int err);
-/* The kernel's "this pair can't do that", as opposed to an I/O error. */
-bool err_is_refusal(int err);
 /* Errors that only writing produces. */
 bool err_is_output(int err);
 /*
@@ -260,8 +276,6 @@ enum step ring_cut_through(struct ring_job *j);
 
 /* ---- the tee engine's pipes: lib/tee_pipes.c ---------------------------- */
 
-/* Records a failure of the input (or of an internal pipe) in t; returns -1. */
-int tee_job_fail(struct tee_job *t, enum xfer_side side, const char *call, int err);
 /*
  * True when the empty internal pipe q has at least the capacity of the
  * source (grown to it if need be); false with errno when it cannot have.
@@ -269,6 +283,29 @@ int tee_job_fail(struct tee_job *t, enum xfer_side side, const char *call, int e
 bool tee_q_holds_source(struct tee_job *t, struct tee_pipes *p);
 /* Closes the tee engine's pipes. */
 void tee_close(struct tee_pipes *p);
+
+/* ---- the tee engine without tee(2): lib/tee_copy.c ---------------------- */
+
+/* What a round of the tee engine returns besides a byte count. */
+enum { ROUND_FAILED = -1, ROUND_AGAIN = -2 };
+
+/* Records o's failure (SIDE_OUTPUT) and drops it. */
+void tee_out_fail(struct tee_out *o, const char *call, int err);
+/* o was dropped: tells t->output_failed(); false (t->stopped) when it says stop. */
+bool tee_dropped(struct tee_job *t, struct tee_out *o);
+/*
+ * The portable round, once tee(2) was refused: read(2) up to len bytes
+ * from src and write(2) them to every output.  Returns the bytes, 0 at end
+ * of input, or ROUND_FAILED (t->error set, or t->stopped).
+ */
+ssize_t tee_copy_round(struct tee_job *t, int src, size_t len);
+/*
+ * The rest of a round once the internal pipe could not follow the source:
+ * outputs from..last get the round's n bytes by read(2) and write(2), and
+ * the source gives them up.  Returns n or ROUND_FAILED.
+ */
+ssize_t tee_copy_rest(struct tee_job *t, struct tee_pipes *p, struct tee_out *from,
+    const struct tee_out *last, size_t n);
 
 /* ---- clock: lib/clock.c ------------------------------------------------- */
 

@@ -1,5 +1,6 @@
 /*
- * tee.c: the tee engine: one input, many outputs.  See splice.h.
+ * tee.c: the tee engine: one input, many outputs, by tee(2) and splice(2);
+ * the copies without them are in tee_copy.c.  See splice.h.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -32,13 +33,22 @@ tee_discard(int fd, size_t n)
 	return 0;
 }
 
-static int
-tee_out_fail(struct tee_out *o, const char *call, int err)
+/*
+ * splice(2) to o failed with err: read/write from now on when the kernel
+ * refused o before its first byte and that may be got around
+ * (fallback_allowed()); otherwise false, o's failure recorded for the
+ * caller to drop it.
+ */
+static bool
+tee_out_falls_back(const struct tee_job *t, struct tee_out *o, int err)
 {
-	o->gone = true;
-	o->err = err;
-	o->call = call;
-	return TEE_OUT_FAILED;
+	xfer_error_set(&o->error, SIDE_OUTPUT, "splice", err);
+	if (!fallback_allowed(&t->opts, o->moved, &o->error))
+		return false;
+	if (t->opts.verbose > 1)
+		note("%s: splice refused (%s), using read/write", o->name, strerror(err));
+	o->by_copy = true;
+	return true;
 }
 
 /*
@@ -71,7 +81,8 @@ tee_deliver(const struct tee_job *t, int from, struct tee_out *o, size_t n,
 				err = errno;
 				if (tee_discard(from, n) < 0)
 					return TEE_SRC_FAILED;
-				return tee_out_fail(o, "write", err);
+				tee_out_fail(o, "write", err);
+				return TEE_OUT_FAILED;
 			}
 			o->moved += (uint64_t)r;
 			account(M_READ_WRITE, (uint64_t)r);
@@ -82,19 +93,12 @@ tee_deliver(const struct tee_job *t, int from, struct tee_out *o, size_t n,
 			break;
 		err = errno;
 		n -= (size_t)(o->moved - before);
-		if (o->moved == 0 && err_is_refusal(err)) {
-			if (!t->opts.strict) {
-				if (t->opts.verbose > 1)
-					note("%s: splice refused (%s), using read/write",
-					    o->name, strerror(err));
-				o->by_copy = true;
-				continue;
-			}
-			o->refused = true;
-		}
+		if (tee_out_falls_back(t, o, err))
+			continue;
 		if (tee_discard(from, n) < 0)
 			return TEE_SRC_FAILED;
-		return tee_out_fail(o, "splice", err);
+		o->gone = true;
+		return TEE_OUT_FAILED;
 	}
 	return TEE_OK;
 }
@@ -131,6 +135,7 @@ tee_fill(struct tee_job *t, struct tee_pipes *p, size_t cap)
 	for (;;) {
 		enum xfer_side side;
 		ssize_t n;
+		int err;
 
 		if (!p->fill_by_read) {
 			n = splice(t->in, NULL, p->fill[1], NULL, cap, t->flags);
@@ -142,40 +147,29 @@ tee_fill(struct tee_job *t, struct tee_pipes *p, size_t cap)
 				continue;
 			if (errno == EAGAIN) {
 				if (wait_fd(t->in, POLLIN) < 0)
-					return tee_job_fail(t, SIDE_INPUT, "poll", errno);
+					return xfer_error_set(&t->error, SIDE_INPUT, "poll", errno);
 				continue;
 			}
-			if (t->taken > 0 || !err_is_refusal(errno))
-				return tee_job_fail(t, SIDE_INPUT, "splice", errno);
+			err = errno;
+			xfer_error_set(&t->error, SIDE_INPUT, "splice", err);
+			if (!fallback_allowed(&t->opts, t->taken, &t->error))
+				return -1;
 			if (t->opts.verbose > 1)
 				note("%s: splice refused (%s), using read/write",
-				    t->in_name, strerror(errno));
+				    t->in_name, strerror(err));
 			p->fill_by_read = true;
 		}
 		/* An empty pipe of cap bytes takes cap bytes without blocking. */
 		n = copy_once(t->in, p->fill[1], cap, &side);
+		if (n < 0 && side == SIDE_INPUT)
+			return xfer_error_set(&t->error, SIDE_INPUT, "read", errno);
 		if (n < 0)
-			return tee_job_fail(t, side == SIDE_INPUT ? SIDE_INPUT : SIDE_NONE,
-			    side == SIDE_INPUT ? "read" : "write", errno);
+			return xfer_error_set(&t->error, SIDE_NONE, "write", errno);
 		if (n > 0)
 			account(M_READ_WRITE, (uint64_t)n);
 		return n;
 	}
 }
-
-/* An output failed: tell the caller, who may stop everything. */
-static bool
-tee_dropped(struct tee_job *t, struct tee_out *o)
-{
-	if (t->output_failed && !t->output_failed(o)) {
-		t->stopped = true;
-		return false;
-	}
-	return true;
-}
-
-/* What a round returns besides a byte count. */
-enum { ROUND_FAILED = -1, ROUND_AGAIN = -2 };
 
 /*
  * The only output left: splice(2) (or read/write) up to len bytes straight
@@ -193,7 +187,7 @@ tee_single(struct tee_job *t, int src, struct tee_out *o, size_t len)
 
 			n = copy_once(src, o->fd, len, &side);
 			if (n < 0 && side == SIDE_INPUT)
-				return tee_job_fail(t, SIDE_INPUT, "read", errno);
+				return xfer_error_set(&t->error, SIDE_INPUT, "read", errno);
 			if (n < 0) {
 				tee_out_fail(o, "write", errno);
 				return tee_dropped(t, o) ? ROUND_AGAIN : ROUND_FAILED;
@@ -214,65 +208,24 @@ tee_single(struct tee_job *t, int src, struct tee_out *o, size_t len)
 			continue;
 		if (errno == EAGAIN) {
 			if (wait_fd(src, POLLIN) < 0 || wait_fd(o->fd, POLLOUT) < 0)
-				return tee_job_fail(t, SIDE_NONE, "poll", errno);
+				return xfer_error_set(&t->error, SIDE_NONE, "poll", errno);
 			continue;
-		}
-		if (o->moved == 0 && err_is_refusal(errno)) {
-			if (!t->opts.strict) {
-				if (t->opts.verbose > 1)
-					note("%s: splice refused (%s), using read/write",
-					    o->name, strerror(errno));
-				o->by_copy = true;
-				continue;
-			}
-			o->refused = true;
 		}
 		/* splice(2) does not say which side failed; a pipe input only ends. */
-		tee_out_fail(o, "splice", errno);
+		if (tee_out_falls_back(t, o, errno))
+			continue;
+		o->gone = true;
 		return tee_dropped(t, o) ? ROUND_AGAIN : ROUND_FAILED;
 	}
-}
-
-/*
- * The portable round, once tee(2) was refused: read(2) up to len bytes and
- * write(2) them to every output.  Same returns as tee_round().
- */
-static ssize_t
-tee_copy_round(struct tee_job *t, int src, size_t len)
-{
-	size_t buf_bytes;
-	char *buf = copy_buffer(&buf_bytes);
-	ssize_t n = read_retry(src, buf, len < buf_bytes ? len : buf_bytes);
-
-	if (n < 0)
-		return tee_job_fail(t, SIDE_INPUT, "read", errno);
-	for (size_t i = 0; i < t->nouts && n > 0; i++) {
-		struct tee_out *o = &t->outs[i];
-
-		if (o->gone)
-			continue;
-		if (write_all(o->fd, buf, (size_t)n) < 0) {
-			tee_out_fail(o, "write", errno);
-			if (!tee_dropped(t, o))
-				return ROUND_FAILED;
-			continue;
-		}
-		o->moved += (uint64_t)n;
-		account(M_READ_WRITE, (uint64_t)n);
-	}
-	return n;
 }
 
 /* tee(2) failed: refused before the first byte means read/write from now on. */
 static ssize_t
 tee_refused(struct tee_job *t, struct tee_pipes *p, int err)
 {
-	if (t->taken > 0 || !err_is_refusal(err))
-		return tee_job_fail(t, SIDE_NONE, "tee", err);
-	if (t->opts.strict) {
-		t->refused = true;
-		return tee_job_fail(t, SIDE_NONE, "tee", err);
-	}
+	xfer_error_set(&t->error, SIDE_NONE, "tee", err);
+	if (!fallback_allowed(&t->opts, t->taken, &t->error))
+		return ROUND_FAILED;
 	if (t->opts.verbose > 1)
 		note("tee refused (%s), using read/write", strerror(err));
 	p->copy_all = true;
@@ -281,50 +234,15 @@ tee_refused(struct tee_job *t, struct tee_pipes *p, int err)
 
 /*
  * The internal pipe cannot follow the source (errno from F_SETPIPE_SZ):
- * --strict stops here, or the round goes on by read(2) and write(2).
+ * --strict stops here, or the round goes on by read(2) and write(2).  The
+ * source still holds every byte of the round: nothing of it moved yet.
  */
 static bool
 copy_refused(struct tee_job *t)
 {
-	if (!t->opts.strict)
-		return false;
-	t->refused = true;
-	tee_job_fail(t, SIDE_NONE, "F_SETPIPE_SZ", errno);
-	return true;
-}
-
-/*
- * The rest of a round once the internal pipe could not follow the source:
- * outputs from..last get the round's n bytes by read(2) and write(2), and
- * the source gives them up.  Returns n or ROUND_FAILED.
- */
-static ssize_t
-tee_copy_rest(struct tee_job *t, struct tee_pipes *p, struct tee_out *from,
-    const struct tee_out *last, size_t n)
-{
-	size_t buf_bytes, done = 0;
-	char *buf = copy_buffer(&buf_bytes);
-
-	while (done < n) {
-		ssize_t r = read_retry(p->src, buf, n - done < buf_bytes ? n - done : buf_bytes);
-
-		if (r <= 0)
-			return tee_job_fail(t, SIDE_INPUT, "read", r < 0 ? errno : EIO);
-		for (struct tee_out *o = from; o <= last; o++) {
-			if (o->gone)
-				continue;
-			if (write_all(o->fd, buf, (size_t)r) < 0) {
-				tee_out_fail(o, "write", errno);
-				if (!tee_dropped(t, o))
-					return ROUND_FAILED;
-				continue;
-			}
-			o->moved += (uint64_t)r;
-			account(M_READ_WRITE, (uint64_t)r);
-		}
-		done += (size_t)r;
-	}
-	return (ssize_t)n;
+	xfer_error_set(&t->error, SIDE_NONE, "F_SETPIPE_SZ", errno);
+	t->error.refused = true;
+	return !fallback_allowed(&t->opts, 0, &t->error);
 }
 
 /*
@@ -367,7 +285,7 @@ tee_round(struct tee_job *t, struct tee_pipes *p, size_t len)
 		if (n > 0) {
 			r = tee_deliver(t, p->q[0], first, (size_t)n, M_TEE);
 			if (r == TEE_SRC_FAILED)
-				return tee_job_fail(t, SIDE_NONE, "read", errno);
+				return xfer_error_set(&t->error, SIDE_NONE, "read", errno);
 			if (r == TEE_OUT_FAILED && !tee_dropped(t, first))
 				return ROUND_FAILED;
 		}
@@ -394,16 +312,16 @@ tee_round(struct tee_job *t, struct tee_pipes *p, size_t len)
 		 */
 		m = tee_some(p->src, p->q[1], (size_t)n);
 		if (m != n)
-			return tee_job_fail(t, SIDE_NONE, "tee", m < 0 ? errno : EIO);
+			return xfer_error_set(&t->error, SIDE_NONE, "tee", m < 0 ? errno : EIO);
 		r = tee_deliver(t, p->q[0], o, (size_t)n, M_TEE);
 		if (r == TEE_SRC_FAILED)
-			return tee_job_fail(t, SIDE_NONE, "read", errno);
+			return xfer_error_set(&t->error, SIDE_NONE, "read", errno);
 		if (r == TEE_OUT_FAILED && !tee_dropped(t, o))
 			return ROUND_FAILED;
 	}
 	r = tee_deliver(t, p->src, last, (size_t)n, M_SPLICE);
 	if (r == TEE_SRC_FAILED)
-		return tee_job_fail(t, SIDE_INPUT, "read", errno);
+		return xfer_error_set(&t->error, SIDE_INPUT, "read", errno);
 	if (r == TEE_OUT_FAILED && !tee_dropped(t, last))
 		return ROUND_FAILED;
 	return n;
@@ -430,7 +348,7 @@ tee_wait_input(struct tee_job *t, struct pollfd *pfds, const bool *watched)
 	while ((r = poll(pfds, n, -1)) < 0 && errno == EINTR)
 		;
 	if (r < 0)
-		return tee_job_fail(t, SIDE_NONE, "poll", errno);
+		return xfer_error_set(&t->error, SIDE_NONE, "poll", errno);
 	n = 1;
 	for (size_t i = 0; i < t->nouts; i++) {
 		struct tee_out *o = &t->outs[i];
@@ -467,7 +385,7 @@ tee_fd(struct tee_job *t)
 			free(watched);
 			free(pfds);
 			tee_close(p);
-			return tee_job_fail(t, SIDE_NONE, "calloc", errno);
+			return xfer_error_set(&t->error, SIDE_NONE, "calloc", errno);
 		}
 		for (size_t i = 0; i < t->nouts; i++)
 			watched[i] = fd_is_pipe(t->outs[i].fd);

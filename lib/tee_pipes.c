@@ -10,16 +10,6 @@
 
 #include "internal.h"
 
-/* Records a failure of the input (or of an internal pipe) in t. */
-int
-tee_job_fail(struct tee_job *t, enum xfer_side side, const char *call, int err)
-{
-	t->side = side;
-	t->call = call;
-	t->err = err;
-	return -1;
-}
-
 /*
  * Room in a pipe is counted in buffers (slots), not bytes, and n bytes of
  * the source may span every slot it has: tee(2) of them into the empty
@@ -69,14 +59,13 @@ tee_no_pipe(struct tee_job *t, struct tee_pipes *p)
 {
 	int err = errno;
 
-	if (t->opts.strict) {
-		tee_close(p);
-		t->refused = true;
-		return tee_job_fail(t, SIDE_NONE, "pipe2", err);
-	}
+	tee_close(p);
+	xfer_error_set(&t->error, SIDE_NONE, "pipe2", err);
+	t->error.refused = true;
+	if (!fallback_allowed(&t->opts, 0, &t->error))
+		return -1;
 	if (t->opts.verbose)
 		note("pipe2: %s: using read/write", strerror(err));
-	tee_close(p);
 	p->src = t->in;
 	p->copy_all = true;
 	return 0;
@@ -93,14 +82,14 @@ tee_open(struct tee_job *t)
 		.direct = t->nouts > 0 && fd_is_pipe(t->outs[0].fd),
 	};
 	t->taken = 0;
-	t->err = 0;
-	t->call = NULL;
-	t->side = SIDE_NONE;
-	t->refused = false;
+	t->error = (struct xfer_error){ .side = SIDE_NONE };
 	t->stopped = false;
-	if (t->opts.strict && (!in_pipe || !p->direct)) {
-		t->refused = true;
-		return tee_job_fail(t, in_pipe ? SIDE_OUTPUT : SIDE_INPUT, "tee", EINVAL);
+	/* tee(2) takes pipes: anything else goes through one of ours, or is refused. */
+	if (!in_pipe || !p->direct) {
+		xfer_error_set(&t->error, in_pipe ? SIDE_OUTPUT : SIDE_INPUT, "tee", EINVAL);
+		t->error.refused = true;
+		if (!fallback_allowed(&t->opts, 0, &t->error))
+			return -1;
 	}
 	if (p->direct)
 		pipe_grow(t->outs[0].fd, &t->opts);

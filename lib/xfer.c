@@ -61,14 +61,6 @@ xfer_fail(struct xfer *x, enum xfer_side side, const char *call, int err)
 	return FAILED;
 }
 
-/* The kernel's "this pair can't do that", as opposed to an I/O error. */
-bool
-err_is_refusal(int err)
-{
-	return err == EINVAL || err == ENOSYS || err == EOPNOTSUPP ||
-	    err == EXDEV;
-}
-
 /* Errors that only writing produces. */
 bool
 err_is_output(int err)
