@@ -608,9 +608,6 @@ void tcp_abort_and_die(int sig);
 
 /* ---- both ways at once: lib/duplex.c ------------------------------------ */
 
-/* Who an error of duplex_run() belongs to. */
-enum duplex_party { PARTY_NONE, PARTY_IN, PARTY_PEER, PARTY_OUT };
-
 struct duplex {
 	int in, sock, out;	/* standard input, the connection, standard output */
 	bool no_reply;		/* drop what the peer sends instead of copying it to out */
@@ -623,10 +620,11 @@ struct duplex {
 	struct engine_opts opts;	/* strict, verbose, pipe size */
 	/* results */
 	uint64_t sent, received;
-	enum duplex_party party;	/* whose error */
-	int err;		/* errno of the failure (ETIMEDOUT: idle), 0 if none */
-	const char *call;
-	bool refused;		/* --strict stopped a fallback */
+	/*
+	 * Whose error: SIDE_INPUT (d->in), SIDE_PEER, SIDE_OUTPUT (d->out);
+	 * ETIMEDOUT: idle.
+	 */
+	struct xfer_error error;
 };
 
 /*
@@ -637,8 +635,8 @@ struct duplex {
  * pipe of its own; read/write where the kernel refuses (not with
  * d->opts.strict).  No call waits: one poll(2) loop for both directions, so
  * a peer that echoes cannot deadlock it and a reply reaches d->out as it
- * comes.  Makes d->sock non-blocking.  Returns 0, or -1 with d->party,
- * d->err and d->call set; prints nothing but -v notes.
+ * comes.  Makes d->sock non-blocking.  Returns 0, or -1 with d->error
+ * set; prints nothing but -v notes.
  */
 int duplex_run(struct duplex *d);
 /*

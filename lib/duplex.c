@@ -21,7 +21,7 @@
 /* One direction: from -> to, straight, or through a pipe of its own. */
 struct way {
 	int from, to;
-	enum duplex_party from_party, to_party;
+	enum xfer_side from_side, to_side;
 	enum xfer_method how;	/* M_SPLICE, M_SENDFILE, M_SPLICE_PIPE or M_READ_WRITE (drop) */
 	bool to_is_socket;
 	long cap;		/* capacity of the pipe from: requests, SPLICE_F_MORE */
@@ -44,22 +44,12 @@ err_is_socket(int err)
 	    err == ENETDOWN || err == ENOBUFS;
 }
 
-static int
-way_fail(struct duplex *d, enum duplex_party party, const char *call, int err)
-{
-	d->party = party;
-	d->call = call;
-	d->err = err;
-	return -1;
-}
-
 /*
  * The kernel refused splice(2) or sendfile(2) before the first byte, on
- * the side of party.
+ * side: through a pipe of ours, or by read/write.
  */
 static int
-way_refused(struct duplex *d, struct way *w, const char *call, int err,
-    enum duplex_party party)
+way_refused(struct duplex *d, struct way *w, const char *call, int err, enum xfer_side side)
 {
 	if (w->how == M_SPLICE || w->how == M_SENDFILE) {
 		/* Through a pipe of ours, which both ends can splice with. */
@@ -70,10 +60,9 @@ way_refused(struct duplex *d, struct way *w, const char *call, int err,
 		w->wait_events = POLLIN;
 		return 0;
 	}
-	if (d->opts.strict) {
-		d->refused = true;
-		return way_fail(d, party, call, err);
-	}
+	xfer_error_set(&d->error, side, call, err);
+	if (!fallback_allowed(&d->opts, w->moved, &d->error))
+		return -1;
 	if (d->opts.verbose > 1)
 		note("%s refused, using read/write", call);
 	return 0;
@@ -114,7 +103,7 @@ way_end(struct duplex *d, struct way *w)
 {
 	w->done = true;
 	if (w->to_is_socket && shutdown(w->to, SHUT_WR) < 0)
-		return way_fail(d, w->to_party, "shutdown", errno);
+		return xfer_error_set(&d->error, w->to_side, "shutdown", errno);
 	return 0;
 }
 
@@ -137,7 +126,7 @@ way_drain(struct duplex *d, struct way *w)
 		return 0;
 	}
 	if (n == 0)
-		return way_fail(d, PARTY_NONE, "read", EIO);
+		return xfer_error_set(&d->error, SIDE_NONE, "read", EIO);
 	if (errno == EINTR)
 		return 0;
 	if (errno == EAGAIN) {
@@ -148,9 +137,9 @@ way_drain(struct duplex *d, struct way *w)
 		/* The stage still holds the bytes: try again at once. */
 		w->copy_out = true;
 		way_wait(w, w->to, POLLOUT);
-		return way_refused(d, w, "splice", errno, w->to_party);
+		return way_refused(d, w, "splice", errno, w->to_side);
 	}
-	return way_fail(d, side == SIDE_INPUT ? PARTY_NONE : w->to_party,
+	return xfer_error_set(&d->error, side == SIDE_INPUT ? SIDE_NONE : w->to_side,
 	    w->copy_out ? "write" : "splice", errno);
 }
 
@@ -177,7 +166,7 @@ way_step(struct duplex *d, struct way *w)
 			long cap;
 
 			if (pipe_open(w->stage, &d->opts) < 0)
-				return way_fail(d, PARTY_NONE, "pipe2", errno);
+				return xfer_error_set(&d->error, SIDE_NONE, "pipe2", errno);
 			cap = pipe_capacity(w->stage[0]);
 			w->stage_cap = cap > 0 ? (size_t)cap : 65536;
 		}
@@ -187,7 +176,7 @@ way_step(struct duplex *d, struct way *w)
 			    w->stage_cap : drop_bytes));
 			/* The stage is empty: this fits without waiting. */
 			if (n > 0 && write_all(w->stage[1], buf, (size_t)n) < 0)
-				return way_fail(d, PARTY_NONE, "write", errno);
+				return xfer_error_set(&d->error, SIDE_NONE, "write", errno);
 		} else
 			n = splice(w->from, NULL, w->stage[1], NULL, way_request(d, w->stage_cap),
 			    flags);
@@ -255,12 +244,12 @@ way_step(struct duplex *d, struct way *w)
 	if (w->moved == 0 && w->how != M_READ_WRITE && !w->copy_in && err_is_refusal(errno)) {
 		if (w->how == M_SPLICE_PIPE)
 			w->copy_in = true;
-		return way_refused(d, w, call, errno, w->from_party);
+		return way_refused(d, w, call, errno, w->from_side);
 	}
 	/* splice(2) does not say which side failed: a socket's errors are the peer's. */
 	if (err_is_output(errno) || (w->to_is_socket && err_is_socket(errno)))
-		return way_fail(d, w->to_party, call, errno);
-	return way_fail(d, w->from_party, call, errno);
+		return xfer_error_set(&d->error, w->to_side, call, errno);
+	return xfer_error_set(&d->error, w->from_side, call, errno);
 }
 
 static void
@@ -268,8 +257,8 @@ way_init(struct way *w, int from, int to, bool to_is_socket)
 {
 	*w = (struct way){
 		.from = from, .to = to, .to_is_socket = to_is_socket,
-		.from_party = to_is_socket ? PARTY_IN : PARTY_PEER,
-		.to_party = to_is_socket ? PARTY_PEER : PARTY_OUT,
+		.from_side = to_is_socket ? SIDE_INPUT : SIDE_PEER,
+		.to_side = to_is_socket ? SIDE_PEER : SIDE_OUTPUT,
 		.stage = { -1, -1 }, .wait_fd = from, .wait_events = POLLIN,
 	};
 	if (fd_is_pipe(from) || fd_is_pipe(to)) {
@@ -312,10 +301,10 @@ duplex_loop(struct duplex *d, struct way *ways)
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0)
-			return way_fail(d, PARTY_NONE, "poll", errno);
+			return xfer_error_set(&d->error, SIDE_NONE, "poll", errno);
 		if (r == 0) {
 			if (now_seconds() >= deadline)
-				return way_fail(d, PARTY_PEER, "poll", ETIMEDOUT);
+				return xfer_error_set(&d->error, SIDE_PEER, "poll", ETIMEDOUT);
 			continue;
 		}
 		if (d->idle_secs > 0)
@@ -338,12 +327,9 @@ duplex_run(struct duplex *d)
 	int flags = fcntl(d->sock, F_GETFL), r;
 
 	d->sent = d->received = 0;
-	d->party = PARTY_NONE;
-	d->err = 0;
-	d->call = NULL;
-	d->refused = false;
+	d->error = (struct xfer_error){ .side = SIDE_NONE };
 	if (flags < 0 || fcntl(d->sock, F_SETFL, flags | O_NONBLOCK) < 0)
-		return way_fail(d, PARTY_PEER, "fcntl", errno);
+		return xfer_error_set(&d->error, SIDE_PEER, "fcntl", errno);
 	way_init(&ways[0], d->in, d->sock, true);
 	way_init(&ways[1], d->sock, d->out, false);
 	if (d->no_reply)
@@ -357,14 +343,10 @@ duplex_run(struct duplex *d)
 void
 duplex_warn(const struct duplex *d, const char *peer)
 {
-	const char *name = d->party == PARTY_IN ? "standard input" :
-	    d->party == PARTY_OUT ? "standard output" : peer;
+	const char *const names[SIDE_COUNT] = {
+		[SIDE_INPUT] = "standard input", [SIDE_OUTPUT] = "standard output",
+		[SIDE_PEER] = peer,
+	};
 
-	if (d->refused)
-		warn_msg("%s: %s: %s (--strict: no fallback to read/write)", name, d->call,
-		    strerror(d->err));
-	else if (d->party == PARTY_NONE)
-		warn_msg("%s: %s", d->call, strerror(d->err));
-	else
-		warn_msg("%s: %s", name, strerror(d->err));
+	xfer_error_warn(&d->error, names, false);
 }
