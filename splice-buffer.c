@@ -138,12 +138,12 @@ open_warn(const struct ring_job *job)
 		warn_msg("buffer: %llu of %llu bytes in pipes%s; --strict refuses a memfd for"
 		    " the rest, which copies", (unsigned long long)job->pipe_bytes,
 		    (unsigned long long)job->size, why);
-	else if (job->short_call && job->x.call != job->short_call)
-		warn_msg("buffer: %s: %s; %llu of %llu bytes in pipes%s", job->x.call,
-		    strerror(job->x.err), (unsigned long long)job->pipe_bytes,
+	else if (job->short_call && job->x.error.call != job->short_call)
+		warn_msg("buffer: %s: %s; %llu of %llu bytes in pipes%s", job->x.error.call,
+		    strerror(job->x.error.err), (unsigned long long)job->pipe_bytes,
 		    (unsigned long long)job->size, why);
 	else
-		warn_msg("buffer: %s: %s", job->x.call, strerror(job->x.err));
+		warn_msg("buffer: %s: %s", job->x.error.call, strerror(job->x.error.err));
 }
 
 int

@@ -193,8 +193,8 @@ input_is_output(int in, const struct stat *out_st)
 static void
 cat_warn(const struct xfer *x, const char *name)
 {
-	if (x->side == SIDE_OUTPUT && !x->refused)
-		warn_msg("write error: %s", strerror(x->err));
+	if (x->error.side == SIDE_OUTPUT && !x->error.refused)
+		warn_msg("write error: %s", strerror(x->error.err));
 	else
 		xfer_warn(x, name, "standard output");
 }
@@ -213,7 +213,7 @@ skip_part(struct cat_job *job, int in, const char *name)
 	if (skip_input(&x) < 0)
 		cat_warn(&x, name);
 	job->skip -= x.moved;
-	return job->skip == 0 && x.err == 0;
+	return job->skip == 0 && x.error.err == 0;
 }
 
 /* Copies the rest of an operand; false when the output failed. */
@@ -230,7 +230,7 @@ copy_part(struct cat_job *job, struct xfer *x, const char *name)
 		return true;
 	cat_warn(x, name);
 	/* Output is gone or full: the next file cannot fare better. */
-	return x->side != SIDE_OUTPUT;
+	return x->error.side != SIDE_OUTPUT;
 }
 
 /* Copies one operand; false when the output failed and the run must stop. */

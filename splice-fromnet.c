@@ -81,9 +81,9 @@ receive_polling(struct xfer *x, size_t call_bytes)
 		int queued = 0;
 
 		if (wait_fd_timeout(x->in, POLLIN, x->idle_secs > 0 ? x->idle_secs : -1) < 0) {
-			x->side = SIDE_INPUT;
-			x->err = errno;
-			x->call = "poll";
+			x->error = (struct xfer_error){
+				.side = SIDE_INPUT, .err = errno, .call = "poll",
+			};
 			x->moved = total;
 			return -1;
 		}
@@ -271,7 +271,7 @@ serve_one(int *listener, const struct listen_opts *lo, const struct engine_opts 
 		note("%s: %llu bytes received", peer_name, (unsigned long long)x.moved);
 	close(x.in);
 	/* Output gone or full: the next sender cannot fare better. */
-	return r == 0 || x.side == SIDE_INPUT;
+	return r == 0 || x.error.side == SIDE_INPUT;
 }
 
 /* A reader that goes away ends us by SIGPIPE, as cat: the file goes first. */

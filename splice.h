@@ -17,7 +17,7 @@
  *   fd.c          descriptors and pipes, retrying I/O        -> clock, msg
  *   failure.c     an engine's error record, --strict, words  -> msg
  *   xfer.c        a stream: splice, copy_file_range, r/w     -> failure, account, fd, msg
- *   move.c        move_fd(): a clone, a sparse copy, a stream -> xfer, account, msg
+ *   move.c        move_fd(): a clone, a sparse copy, a stream -> xfer, failure, account, msg
  *   skip.c        skip_input(): --skip by offset or by read  -> xfer, fd
  *   catfmt.c      cat's -n -b -s -E -T -v, through user space -> xfer, account, fd
  *   account.c     bytes per method, -v totals, rate limit    -> clock, msg
@@ -327,10 +327,7 @@ struct xfer {
 	bool sparse;		/* keep a regular file's holes, see move_fd() */
 	/* results */
 	uint64_t moved;		/* bytes that reached out */
-	enum xfer_side side;	/* where the error came from */
-	int err;		/* errno of the failure, 0 if none */
-	const char *call;	/* the syscall that failed or was refused */
-	bool refused;		/* --strict stopped a fallback */
+	struct xfer_error error;	/* whose (input, output or none), errno, call */
 };
 
 /*
@@ -339,20 +336,23 @@ struct xfer {
  * where the file system shares extents; else splice(2) when a side is a
  * pipe, copy_file_range(2) between regular files, else splice(2) through an
  * internal pipe; read(2)/write(2) when the kernel refuses before the first
- * byte moved (unless x->opts.strict: then x->refused).
+ * byte moved (unless x->opts.strict: then x->error.refused).
  * Short transfers are completed, EINTR retried, EAGAIN waited out with
  * poll(2).  An input that may wait (a socket, a terminal) is polled before
  * each splice into a pipe, so what arrived reaches the pipe's reader at once.
- * Returns 0, or -1 with x->err, x->side and x->call set; nothing is
- * printed but -v notes: the caller reports, see xfer_warn().  Returns 0 at
- * EOF even when fewer than x->len bytes came.
+ * Returns 0, or -1 with x->error set; nothing is printed but -v notes:
+ * the caller reports, see xfer_warn().  Returns 0 at EOF even when fewer
+ * than x->len bytes came.
  * With x->sparse, a regular file copied to a regular file written at or
  * past its end keeps its holes: SEEK_DATA/SEEK_HOLE find the data, a hole
  * moves only the output's offset (ftruncate(2) at the end); x->moved and
  * --progress count the holes (account_holes()), the methods do not.
  */
 int move_fd(struct xfer *x);
-/* "prog: NAME: strerror" where NAME is in_name or out_name by x->side. */
+/*
+ * x->error as xfer_error_warn() words it: "prog: NAME: strerror", NAME
+ * being in_name or out_name by its side, else "prog: IN -> OUT: CALL: ...".
+ */
 void xfer_warn(const struct xfer *x, const char *in_name, const char *out_name);
 
 /* ---- discarding input: lib/skip.c --------------------------------------- */
@@ -362,7 +362,7 @@ void xfer_warn(const struct xfer *x, const char *in_name, const char *out_name);
  * them anywhere: lseek(2) on a regular file or a block device, read(2)
  * from anything else (a pipe, a socket).  x->moved says
  * how many were skipped; nothing is counted by account().  Returns 0, or
- * -1 with x->err, x->side and x->call set.
+ * -1 with x->error set.
  */
 int skip_input(struct xfer *x);
 
@@ -389,7 +389,7 @@ bool cat_format_any(const struct cat_format *f);
  * Copies x->len bytes (or to EOF) from x->in to x->out with read(2) and
  * write(2), formatted as f says; x->chunk bounds each read.  x->moved counts
  * the input bytes taken, as account(M_READ_WRITE) does.  Returns 0, or -1
- * with x->err, x->side and x->call set; prints nothing.
+ * with x->error set; prints nothing.
  */
 int cat_format_fd(struct cat_format *f, struct xfer *x);
 /* After the last operand: writes a CR still held.  0, or -1 with errno. */
@@ -652,8 +652,8 @@ struct ring;
 struct ring_job {
 	/*
 	 * x.in, x.out and x.opts (strict, verbose, pipe size, -L's call
-	 * size); the results in x: moved (bytes delivered), err, side, call,
-	 * refused (--strict stopped a fallback to read/write).
+	 * size); the results in x: moved (bytes delivered), error (refused:
+	 * --strict stopped a fallback to read/write).
 	 */
 	struct xfer x;
 	uint64_t size;		/* bytes the buffer holds at least */
@@ -678,7 +678,7 @@ struct ring_job {
  * the kernel grants a pipe less (pipe-user-pages-soft); the rest a memfd,
  * unless j->x.opts.strict (j->memfd_refused).  A side that is not a pipe
  * gets a pipe of the engine's between it and the ring.  Returns 0, or -1
- * with j->x's err, call set; prints nothing.  ring_close() frees it either
+ * with j->x.error set; prints nothing.  ring_close() frees it either
  * way.
  */
 int ring_open(struct ring_job *j);
@@ -701,7 +701,7 @@ size_t ring_status_text(char *buf, size_t size, void *arg);
  * it by reference, each region punched out once spliced.  A side that
  * refuses splice(2) before its first byte gets read(2) or write(2), unless
  * strict.  One poll(2) loop, no call that blocks on a pipe.  Returns 0, or
- * -1 with j->x's err, side, call, refused set; prints nothing but -v notes.
+ * -1 with j->x.error set; prints nothing but -v notes.
  */
 int ring_run(struct ring_job *j);
 

@@ -317,8 +317,8 @@ run_memfd(uint64_t size, size_t round_bytes)
 			break;
 		}
 		if (move_fd(&x) < 0 || x.moved < x.len) {
-			if (x.err == 0)
-				x.err = EIO;
+			if (x.error.err == 0)
+				x.error.err = EIO;
 			xfer_warn(&x, "memfd", "standard output");
 			rc = -1;
 			break;

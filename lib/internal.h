@@ -83,14 +83,14 @@ bool fallback_allowed(const struct engine_opts *o, uint64_t moved, struct xfer_e
 
 /* ---- one transfer as a stream; what the engines share: lib/xfer.c ------- */
 
-/* An engine's method returns DONE, FAILED (x->err set) or REFUSED (try the next). */
+/* An engine's method returns DONE, FAILED (x->error set) or REFUSED (try the next). */
 enum { DONE = 0, FAILED = -1, REFUSED = 1 };
 
 /* Bytes x still has to move (TO_EOF: no end). */
 uint64_t xfer_left(const struct xfer *x);
 /* The bytes to ask one call for: chunk, x->chunk and xfer_left() at most. */
 size_t xfer_call_bytes(const struct xfer *x, size_t chunk);
-/* Records err from call on side in x; returns FAILED. */
+/* Records err from call on side in x->error; returns FAILED. */
 int xfer_fail(struct xfer *x, enum xfer_side side, const char *call, int err);
 /* Errors that only writing produces. */
 bool err_is_output(int err);
@@ -103,14 +103,14 @@ bool err_is_output(int err);
 int splice_held(int from, int to, size_t n, unsigned int flags, enum xfer_method m,
     uint64_t *moved);
 
-/* Clears what a transfer reports (moved, err, side, call, refused), before it starts. */
+/* Clears what a transfer reports (moved, error), before it starts. */
 void xfer_begin(struct xfer *x);
 /*
  * Moves x as a stream, after move_fd() has ruled out a clone and a sparse
  * copy: splice(2) when a side is a pipe, copy_file_range(2) between regular
  * files, else splice(2) through a pipe of the engine's; read(2)/write(2)
  * when the kernel refuses before the first byte moved, unless x->opts.strict
- * (then x->refused).  Same contract as move_fd().
+ * (then x->error.refused).  Same contract as move_fd().
  */
 int xfer_stream(struct xfer *x);
 

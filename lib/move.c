@@ -77,8 +77,8 @@ move_extent(struct xfer *x, off_t in_pos, off_t out_pos, uint64_t len)
 	part.len = len;
 	if (move_fd(&part) < 0) {
 		x->moved += part.moved;
-		x->refused = part.refused;
-		return xfer_fail(x, part.side, part.call, part.err);
+		x->error = part.error;
+		return FAILED;
 	}
 	x->moved += part.moved;
 	return part.moved < len ? REFUSED : DONE;	/* REFUSED: the file shrank */
@@ -100,8 +100,8 @@ move_rest(struct xfer *x, off_t in_pos)
 	rest.len = x->len == TO_EOF ? TO_EOF : x->len - x->moved;
 	if (move_fd(&rest) < 0) {
 		x->moved += rest.moved;
-		x->refused = rest.refused;
-		return xfer_fail(x, rest.side, rest.call, rest.err);
+		x->error = rest.error;
+		return FAILED;
 	}
 	x->moved += rest.moved;
 	return DONE;
@@ -186,14 +186,9 @@ move_fd(struct xfer *x)
 void
 xfer_warn(const struct xfer *x, const char *in_name, const char *out_name)
 {
-	const char *name = x->side == SIDE_OUTPUT ? out_name : in_name;
+	const char *const names[SIDE_COUNT] = {
+		[SIDE_INPUT] = in_name, [SIDE_OUTPUT] = out_name,
+	};
 
-	if (x->refused)
-		warn_msg("%s -> %s: %s: %s (--strict: no fallback to read/write)",
-		    in_name, out_name, x->call, strerror(x->err));
-	else if (x->side == SIDE_NONE)
-		warn_msg("%s -> %s: %s: %s", in_name, out_name, x->call,
-		    strerror(x->err));
-	else
-		warn_msg("%s: %s", name, strerror(x->err));
+	xfer_error_warn(&x->error, names, true);
 }

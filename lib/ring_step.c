@@ -168,8 +168,9 @@ static enum step
 side_refused(struct ring_job *j, enum xfer_side side, int err, bool *copying)
 {
 	if (j->x.opts.strict) {
-		j->x.refused = true;
-		return xfer_fail(&j->x, side, "splice", err), ST_FAILED;
+		xfer_fail(&j->x, side, "splice", err);
+		j->x.error.refused = true;
+		return ST_FAILED;
 	}
 	if (j->x.opts.verbose > 1)
 		note("standard %s: splice refused (%s), using read/write",

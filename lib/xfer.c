@@ -55,10 +55,7 @@ xfer_step(struct xfer *x, ssize_t n, enum xfer_method m)
 int
 xfer_fail(struct xfer *x, enum xfer_side side, const char *call, int err)
 {
-	x->err = err;
-	x->side = side;
-	x->call = call;
-	return FAILED;
+	return xfer_error_set(&x->error, side, call, err);
 }
 
 /* Errors that only writing produces. */
@@ -306,40 +303,36 @@ by_internal_pipe(struct xfer *x)
 		    &x->moved) < 0) {
 			int err = errno;
 
-			if (x->moved == 0 && err_is_refusal(err) && x->opts.strict) {
+			xfer_fail(x, SIDE_OUTPUT, "splice", err);
+			if (!fallback_allowed(&x->opts, x->moved, &x->error)) {
 				/* Not one byte by read/write: what the pipe holds is dropped. */
 				internal_pipe_drop();
-				return xfer_fail(x, SIDE_OUTPUT, "splice", err), REFUSED;
+				return FAILED;
 			}
-			if (x->moved == 0 && err_is_refusal(err)) {
-				/* Input already gave these bytes: deliver them. */
-				if (internal_pipe_drain(x, (size_t)n) != DONE) {
-					internal_pipe_drop();
-					return FAILED;
-				}
-				return xfer_fail(x, SIDE_OUTPUT, "splice", err), REFUSED;
+			/* Input already gave these bytes: deliver them. */
+			if (internal_pipe_drain(x, (size_t)n) != DONE) {
+				internal_pipe_drop();
+				return FAILED;
 			}
-			internal_pipe_drop();
-			return xfer_fail(x, SIDE_OUTPUT, "splice", err);
+			return xfer_fail(x, SIDE_OUTPUT, "splice", err), REFUSED;
 		}
 	}
 	return DONE;
 }
+
 void
 xfer_begin(struct xfer *x)
 {
 	x->moved = 0;
-	x->err = 0;
-	x->side = SIDE_NONE;
-	x->call = NULL;
-	x->refused = false;
+	x->error = (struct xfer_error){ .side = SIDE_NONE };
 }
 
 int
 xfer_stream(struct xfer *x)
 {
 	bool in_pipe = fd_is_pipe(x->in), out_pipe = fd_is_pipe(x->out);
-	int r;
+	const char *call;
+	int r, err;
 
 	if (in_pipe || out_pipe)
 		r = splice_across(x, in_pipe, out_pipe);
@@ -352,17 +345,19 @@ xfer_stream(struct xfer *x)
 	}
 	if (r != REFUSED)
 		return r;
-	if (x->opts.strict) {
-		if (x->call == NULL)
-			x->call = "copy_file_range";
-		x->refused = true;
+	/*
+	 * REFUSED: the kernel refused before the first byte (by_internal_pipe()
+	 * has delivered what its pipe held since), or no pipe to be had.
+	 */
+	call = x->error.call;
+	err = x->error.err;
+	x->error.refused = true;
+	if (!fallback_allowed(&x->opts, 0, &x->error)) {
+		if (x->error.call == NULL)
+			x->error.call = "copy_file_range";
 		return FAILED;
 	}
 	if (x->opts.verbose > 1)
-		note("%s refused (%s), using read/write", x->call,
-		    strerror(x->err));
-	x->err = 0;
-	x->call = NULL;
-	x->side = SIDE_NONE;
+		note("%s refused (%s), using read/write", call, strerror(err));
 	return by_read_write(x);
 }
