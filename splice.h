@@ -30,7 +30,8 @@
  *                                                               clock, msg
  *   duplex.c      duplex_run(): to a socket and back at once -> failure, xfer, account, fd,
  *                                                               clock, msg
- *   ring.c        ring_open(): a buffer of pipes and a memfd -> xfer, status_line, account, fd, mem
+ *   ring.c        ring_open(): a buffer of pipes and a memfd -> failure, xfer, status_line,
+ *                                                               account, fd, mem
  *   ring_step.c   one call in or out of the ring             -> ring, failure, xfer, fd, msg, mem
  *   ring_run.c    ring_run(): the loop of poll(2) and steps  -> ring_step, ring, xfer, fd, clock
  *   tee_pipes.c   tee_open(): the tee engine's pipes         -> failure, fd, msg

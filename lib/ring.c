@@ -241,9 +241,12 @@ ring_open(struct ring_job *j)
 			j->short_call = "pipe2";
 			j->short_err = EMFILE;
 		}
-		if (j->x.opts.strict) {
+		/* The memfd part copies (once, in the kernel): a fallback, as read/write. */
+		xfer_fail(&j->x, SIDE_NONE, j->short_call, j->short_err);
+		j->x.error.refused = true;
+		if (!fallback_allowed(&j->x.opts, 0, &j->x.error)) {
 			j->memfd_refused = true;
-			return xfer_fail(&j->x, SIDE_NONE, j->short_call, j->short_err);
+			return FAILED;
 		}
 		if (r->memfd < 0)
 			return xfer_fail(&j->x, SIDE_NONE, "memfd_create", memfd_err);

@@ -161,17 +161,15 @@ slot_refused(const struct slot *s)
 }
 
 /*
- * splice(2) refused a side before its first byte: read(2) or write(2) on
- * that side from now on (*copying set), unless --strict.
+ * splice(2) refused a side before its first byte (the callers' test): read(2)
+ * or write(2) on that side from now on (*copying set), unless --strict.
  */
 static enum step
 side_refused(struct ring_job *j, enum xfer_side side, int err, bool *copying)
 {
-	if (j->x.opts.strict) {
-		xfer_fail(&j->x, side, "splice", err);
-		j->x.error.refused = true;
+	xfer_fail(&j->x, side, "splice", err);
+	if (!fallback_allowed(&j->x.opts, 0, &j->x.error))
 		return ST_FAILED;
-	}
 	if (j->x.opts.verbose > 1)
 		note("standard %s: splice refused (%s), using read/write",
 		    side == SIDE_INPUT ? "input" : "output", strerror(err));

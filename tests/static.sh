@@ -118,6 +118,23 @@ t_lib_map() {
   fi
 }
 
+tcase t_strict_rule "lib/: --strict is read by fallback_allowed() alone (lib/failure.c): every engine falls back by one rule"
+t_strict_rule() {
+  need_source lib/failure.c
+  need cc
+  # options.c makes the engines' options out of the tool's; comments do not count.
+  for f in "$SRC"/lib/*.c; do
+    case ${f##*/} in failure.c|options.c) continue ;; esac
+    cc -fpreprocessed -E -P "$f" | grep -E '(\.|->) *strict\b' | sed "s|^|lib/${f##*/}: |"
+  done > bad
+  cc -fpreprocessed -E -P "$SRC/lib/failure.c" | grep -qE -- '-> *strict\b' ||
+    fail "lib/failure.c does not read --strict: is the rule somewhere else?"
+  if [ -s bad ]; then
+    cat bad >&2
+    fail "$(wc -l < bad) decisions on --strict outside fallback_allowed()"
+  fi
+}
+
 tcase t_columns "no line of C passes 100 columns (.editorconfig, tabs of 8)"
 t_columns() {
   need_source lib
