@@ -24,6 +24,29 @@ tee_dropped(struct tee_job *t, struct tee_out *o)
 	return true;
 }
 
+/*
+ * write(2)s the n bytes at buf to every output of from..last that is not
+ * gone; one that fails is dropped.  False when t must stop.
+ */
+static bool
+write_outs(struct tee_job *t, struct tee_out *from, const struct tee_out *last,
+    const char *buf, size_t n)
+{
+	for (struct tee_out *o = from; o <= last; o++) {
+		if (o->gone)
+			continue;
+		if (write_all(o->fd, buf, n) < 0) {
+			tee_out_fail(o, "write", errno);
+			if (!tee_dropped(t, o))
+				return false;
+			continue;
+		}
+		o->moved += (uint64_t)n;
+		account(M_READ_WRITE, (uint64_t)n);
+	}
+	return true;
+}
+
 ssize_t
 tee_copy_round(struct tee_job *t, int src, size_t len)
 {
@@ -33,20 +56,9 @@ tee_copy_round(struct tee_job *t, int src, size_t len)
 
 	if (n < 0)
 		return xfer_error_set(&t->error, SIDE_INPUT, "read", errno);
-	for (size_t i = 0; i < t->nouts && n > 0; i++) {
-		struct tee_out *o = &t->outs[i];
-
-		if (o->gone)
-			continue;
-		if (write_all(o->fd, buf, (size_t)n) < 0) {
-			tee_out_fail(o, "write", errno);
-			if (!tee_dropped(t, o))
-				return ROUND_FAILED;
-			continue;
-		}
-		o->moved += (uint64_t)n;
-		account(M_READ_WRITE, (uint64_t)n);
-	}
+	if (n > 0 && t->nouts > 0 && !write_outs(t, t->outs, t->outs + t->nouts - 1, buf,
+	    (size_t)n))
+		return ROUND_FAILED;
 	return n;
 }
 
@@ -62,18 +74,8 @@ tee_copy_rest(struct tee_job *t, struct tee_pipes *p, struct tee_out *from,
 
 		if (r <= 0)
 			return xfer_error_set(&t->error, SIDE_INPUT, "read", r < 0 ? errno : EIO);
-		for (struct tee_out *o = from; o <= last; o++) {
-			if (o->gone)
-				continue;
-			if (write_all(o->fd, buf, (size_t)r) < 0) {
-				tee_out_fail(o, "write", errno);
-				if (!tee_dropped(t, o))
-					return ROUND_FAILED;
-				continue;
-			}
-			o->moved += (uint64_t)r;
-			account(M_READ_WRITE, (uint64_t)r);
-		}
+		if (!write_outs(t, from, last, buf, (size_t)r))
+			return ROUND_FAILED;
 		done += (size_t)r;
 	}
 	return (ssize_t)n;
