@@ -362,7 +362,7 @@ t_bench_ending_signals_last_line() {
     done
     [ -n "$workers" ] || fail "no workers seen"
     # Bytes counted, so that the last line has its estimate.
-    wait_until "splice-bench counted nothing" has_lines_with err 1 "^[1-9][0-9]* bytes .* copied, "
+    wait_counted splice-bench err
     kill -$sig $pid
     ends_by $sig splice-bench $pid err
     mentions err ", [0-9]*%, ETA "

@@ -524,6 +524,12 @@ marked_sink() {
   SINK=$!
 }
 
+# wait_counted WHAT ERR: until a status line of WHAT in ERR counts a byte. A
+# byte at the sink is not enough: a tool counts bytes once every output has them.
+wait_counted() {
+  wait_until "$1 counted no byte" has_lines_with "$2" 1 "^[1-9][0-9]* bytes.* copied, "
+}
+
 # ends_by SIG WHAT PID ERR: PID ended by SIG (128+N) after its last status
 # line and, but for splice-bench, its -v totals.
 ends_by() {

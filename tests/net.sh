@@ -1316,7 +1316,7 @@ t_net_ending_signals_last_line() {
     lpid=$RPID port=$PORT
     vmsplice -s inf -L 64M 2> /dev/null | splice-tonet 127.0.0.1 "$port" 2> /dev/null &
     spid=$!
-    wait_until "splice-fromnet: no byte came through" nonempty rout.got
+    wait_counted splice-fromnet lerr
     kill -$sig $lpid
     ends_by $sig splice-fromnet $lpid lerr
     wait $spid || :
@@ -1334,7 +1334,7 @@ t_net_ending_signals_last_line() {
     spid=$!
     wait_watcher $gpid
     wait_watcher $spid
-    wait_until "splice-tonet: no byte came through" nonempty rout.got
+    wait_counted splice-tonet serr
     kill -$sig $spid
     ends_by $sig splice-tonet $spid serr
     wait $gpid || :
