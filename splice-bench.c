@@ -116,6 +116,27 @@ struct options {
 	struct bench_opts run;		/* what every case is asked */
 };
 
+/* splice-bench's options, as --help lists them (the format: splice.h, lib/optspec.c). */
+static const char options[] =
+	"l list\tlist the cases and exit\n"
+	"c case NAME\trun only case NAME (repeatable)\n"
+	"t time SECS\ttime to spend on the runs of each case (default 0.3)\n"
+	"s size SIZE\tbytes per run (default: what fills the time)\n"
+	"r runs N\truns per case, 3 or more (default 3)\n"
+	"d dir DIR\twhere the test files go (default $TMPDIR or /tmp)\n"
+	"- file-size SIZE\tthe input file of the file and TCP cases (default\n"
+	"\t64M; rounded up to 2M)\n"
+	"- csv\tprint comma-separated values for machines\n"
+	"- corrupt\tchange one byte of the data the producers send, to show\n"
+	"\tthat the checks catch it (every case fails, exit 1)\n"
+	"- sweep\ttime the cases that splice or tee out of a pipe with\n"
+	"\tpipes of 64K to pipe-max-size and requests of 16K to\n"
+	"\tthe whole pipe, the TCP senders with socket buffers\n"
+	"\tand SPLICE_F_MORE too, and mark the fixed and the best\n";
+#define WITH 0
+/* The codes of the options without a letter, in their order in options[]. */
+enum { OPT_FILE_SIZE = OPT_TOOL_FIRST, OPT_CSV, OPT_CORRUPT, OPT_SWEEP };
+
 static void
 help(void)
 {
@@ -126,23 +147,8 @@ help(void)
 	    "Measure each way of moving bytes through pipes, files and loopback TCP on\n"
 	    "this machine, checking every byte, and print GiB/s (median, min, max), CPU\n"
 	    "seconds per GiB and the ratio to write/read through a 64 KiB pipe.\n"
-	    "\n"
-	    "  -l, --list          list the cases and exit\n"
-	    "  -c, --case NAME     run only case NAME (repeatable)\n"
-	    "  -t, --time SECS     time to spend on the runs of each case (default 0.3)\n"
-	    "  -s, --size SIZE     bytes per run (default: what fills the time)\n"
-	    "  -r, --runs N        runs per case, 3 or more (default 3)\n"
-	    "  -d, --dir DIR       where the test files go (default $TMPDIR or /tmp)\n"
-	    "      --file-size SIZE  the input file of the file and TCP cases (default\n"
-	    "                      64M; rounded up to 2M)\n"
-	    "      --csv           print comma-separated values for machines\n"
-	    "      --corrupt       change one byte of the data the producers send, to show\n"
-	    "                      that the checks catch it (every case fails, exit 1)\n"
-	    "      --sweep         time the cases that splice or tee out of a pipe with\n"
-	    "                      pipes of 64K to pipe-max-size and requests of 16K to\n"
-	    "                      the whole pipe, the TCP senders with socket buffers\n"
-	    "                      and SPLICE_F_MORE too, and mark the fixed and the best\n"
-	    COMMON_HELP, progname);
+	    "\n", progname);
+	options_help(options, WITH);
 }
 
 static const struct bench_case *
@@ -158,21 +164,6 @@ find_case(const char *name)
 static void
 parse_options(int argc, char *argv[], struct options *op, struct bench_data *d)
 {
-	enum { OPT_CSV = OPT_TOOL_FIRST, OPT_CORRUPT, OPT_SWEEP, OPT_FILE_SIZE };
-	static const struct option longopts[] = {
-		{ "list", no_argument, NULL, 'l' },
-		{ "case", required_argument, NULL, 'c' },
-		{ "time", required_argument, NULL, 't' },
-		{ "size", required_argument, NULL, 's' },
-		{ "runs", required_argument, NULL, 'r' },
-		{ "dir", required_argument, NULL, 'd' },
-		{ "file-size", required_argument, NULL, OPT_FILE_SIZE },
-		{ "csv", no_argument, NULL, OPT_CSV },
-		{ "corrupt", no_argument, NULL, OPT_CORRUPT },
-		{ "sweep", no_argument, NULL, OPT_SWEEP },
-		COMMON_LONG_OPTIONS,
-		{ NULL, 0, NULL, 0 }
-	};
 	const struct bench_case *bc;
 	char *end;
 	long n;
@@ -181,8 +172,7 @@ parse_options(int argc, char *argv[], struct options *op, struct bench_data *d)
 	op->dir = getenv("TMPDIR");
 	if (op->dir == NULL || *op->dir == '\0')
 		op->dir = "/tmp";
-	while ((opt = getopt_long(argc, argv, "lc:t:s:r:d:" COMMON_SHORT_OPTIONS, longopts,
-	    NULL)) != -1) {
+	while ((opt = options_next(argc, argv, options, WITH)) != -1) {
 		switch (opt) {
 		case 'l':
 			op->list = true;

@@ -19,6 +19,18 @@
  */
 #define DEFAULT_BUFFER_BYTES ((uint64_t)32 << 20)
 
+/* splice-buffer's options, as --help lists them (the format: splice.h, lib/optspec.c). */
+static const char options[] =
+	"m memory SIZE\tbuffer at least SIZE bytes (default 32M)\n"
+	"P start PERCENT\twrite only once the buffer is PERCENT full, the\n"
+	"\tinput ended or the buffer can take no more; again\n"
+	"\teach time it ran empty (default 0: at once)\n"
+	"p resume PERCENT\tonce the buffer was full, read again only when it\n"
+	"\thas drained to PERCENT (default 100: at once)\n"
+	"L rate-limit RATE\twrite at most RATE bytes a second (4M, 500KB);\n"
+	"\tinput is still taken as fast as it comes\n";
+#define WITH (OPTS_PV_RATE | OPTS_SIZE)
+
 static void
 help(void)
 {
@@ -29,17 +41,8 @@ help(void)
 	    "copies nothing: a ring of pipes that splice(2) moves pages between, and a\n"
 	    "memfd for what the pipes cannot hold.  Input is taken as fast as it comes\n"
 	    "and output as fast as the reader takes it.\n"
-	    "\n"
-	    "  -m, --memory SIZE   buffer at least SIZE bytes (default 32M)\n"
-	    "  -P, --start PERCENT  write only once the buffer is PERCENT full, the\n"
-	    "                      input ended or the buffer can take no more; again\n"
-	    "                      each time it ran empty (default 0: at once)\n"
-	    "  -p, --resume PERCENT  once the buffer was full, read again only when it\n"
-	    "                      has drained to PERCENT (default 100: at once)\n"
-	    "  -L, --rate-limit RATE  write at most RATE bytes a second (4M, 500KB);\n"
-	    "                      input is still taken as fast as it comes\n"
-	    SIZE_HELP
-	    COMMON_HELP, progname);
+	    "\n", progname);
+	options_help(options, WITH);
 }
 
 /* A percentage for option OPT: 0 to 100, a '%' after it allowed. */
@@ -61,19 +64,9 @@ option_percent(const char *opt, const char *arg)
 static void
 parse_options(int argc, char *argv[], struct ring_job *job)
 {
-	static const struct option longopts[] = {
-		{ "memory", required_argument, NULL, 'm' },
-		{ "start", required_argument, NULL, 'P' },
-		{ "resume", required_argument, NULL, 'p' },
-		RATE_LIMIT_LONG_OPTION,
-		SIZE_LONG_OPTION,
-		COMMON_LONG_OPTIONS,
-		{ NULL, 0, NULL, 0 }
-	};
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "m:P:p:L:" COMMON_SHORT_OPTIONS, longopts,
-	    NULL)) != -1) {
+	while ((opt = options_next(argc, argv, options, WITH)) != -1) {
 		switch (opt) {
 		case 'm':
 			job->size = option_size("-m", optarg);

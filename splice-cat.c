@@ -12,6 +12,29 @@
 
 #include "splice.h"
 
+/* splice-cat's options, as --help lists them (the format: splice.h, lib/optspec.c). */
+static const char options[] =
+	"A show-all\tsame as -vET\n"
+	"b number-nonblank\tnumber the lines that are not empty; beats -n\n"
+	"e -\tsame as -vE\n"
+	"E show-ends\tend each line with $ (and show CR LF as ^M$)\n"
+	"m move\tpass SPLICE_F_MOVE to splice(2) (a hint, ignored by\n"
+	"\ttoday's kernels)\n"
+	"n number\tnumber every output line\n"
+	"s squeeze-blank\tprint one empty line for each run of empty lines\n"
+	"t -\tsame as -vT\n"
+	"T show-tabs\tshow each tab as ^I\n"
+	"u -\tignored; output is never buffered\n"
+	"v show-nonprinting\tshow control bytes as ^X and ^?, bytes above 127\n"
+	"\tas M- and the byte 128 below (tab and newline stay)\n"
+	"- chunk SIZE\tmove at most SIZE bytes per call\n"
+	"- skip SIZE\tdiscard the first SIZE bytes of the input (all FILEs\n"
+	"\tas one stream), seeking where the input can seek\n"
+	"- count SIZE\tcopy at most SIZE bytes of the input, then stop\n"
+	"- fsync\tfsync(2) the output at the end; fail if that fails\n"
+	"\t(as dd conv=fsync does, also on a pipe)\n";
+#define WITH (OPTS_RATE_LIMIT | OPTS_SIZE | OPTS_NO_V)
+/* The codes of the options without a letter, in their order in options[]. */
 enum { OPT_CHUNK = OPT_TOOL_FIRST, OPT_SKIP, OPT_COUNT, OPT_FSYNC };
 
 /* What the options asked for, and how far the run has got. */
@@ -39,96 +62,39 @@ help(void)
 	    "Concatenate FILEs to standard output with splice(2), zero-copy where the\n"
 	    "kernel allows.  With no FILE, or when FILE is -, read standard input.\n"
 	    "The options that format (-AbeEnstTv) copy through user space, as cat does.\n"
-	    "\n"
-	    "  -A, --show-all      same as -vET\n"
-	    "  -b, --number-nonblank  number the lines that are not empty; beats -n\n"
-	    "  -e                  same as -vE\n"
-	    "  -E, --show-ends     end each line with $ (and show CR LF as ^M$)\n"
-	    "  -m, --move          pass SPLICE_F_MOVE to splice(2) (a hint, ignored by\n"
-	    "                      today's kernels)\n"
-	    "  -n, --number        number every output line\n"
-	    "  -s, --squeeze-blank  print one empty line for each run of empty lines\n"
-	    "  -t                  same as -vT\n"
-	    "  -T, --show-tabs     show each tab as ^I\n"
-	    "  -u                  ignored; output is never buffered\n"
-	    "  -v, --show-nonprinting  show control bytes as ^X and ^?, bytes above 127\n"
-	    "                      as M- and the byte 128 below (tab and newline stay)\n"
-	    "      --chunk SIZE    move at most SIZE bytes per call\n"
-	    "      --skip SIZE     discard the first SIZE bytes of the input (all FILEs\n"
-	    "                      as one stream), seeking where the input can seek\n"
-	    "      --count SIZE    copy at most SIZE bytes of the input, then stop\n"
-	    "      --fsync         fsync(2) the output at the end; fail if that fails\n"
-	    "                      (as dd conv=fsync does, also on a pipe)\n"
-	    RATE_LIMIT_HELP
-	    SIZE_HELP
-	    "      --verbose       " VERBOSE_HELP
-	    COMMON_HELP_NO_V, progname);
+	    "\n", progname);
+	options_help(options, WITH);
 }
 
-/* cat's letters: -v is --show-nonprinting here, so 'v' never reaches common_option(). */
+/*
+ * cat's letters, into *f; false for any other option.  -A, -e and -t stand
+ * for letters of their own, as cat's --help says.  -v is --show-nonprinting
+ * here, so 'v' never reaches common_option().
+ */
 static bool
 format_option(int opt, struct cat_format *f)
 {
-	switch (opt) {
-	case 'A':
-		f->show_nonprinting = f->show_ends = f->show_tabs = true;
-		return true;
-	case 'b':
-		f->number_nonblank = true;
-		return true;
-	case 'e':
-		f->show_nonprinting = f->show_ends = true;
-		return true;
-	case 'E':
-		f->show_ends = true;
-		return true;
-	case 'n':
-		f->number = true;
-		return true;
-	case 's':
-		f->squeeze = true;
-		return true;
-	case 't':
-		f->show_nonprinting = f->show_tabs = true;
-		return true;
-	case 'T':
-		f->show_tabs = true;
-		return true;
-	case 'v':
-		f->show_nonprinting = true;
-		return true;
-	default:
+	static const char letters[] = "nbsETv";
+	bool *const flags[] = { &f->number, &f->number_nonblank, &f->squeeze, &f->show_ends,
+	    &f->show_tabs, &f->show_nonprinting };
+	char one[2] = { (char)opt, '\0' };
+	const char *set = opt == 'A' ? "vET" : opt == 'e' ? "vE" : opt == 't' ? "vT" : one;
+
+	if (opt <= 0 || opt > 127 || strchr(letters, *set) == NULL)
 		return false;
-	}
+	for (; *set != '\0'; set++)
+		*flags[strchr(letters, *set) - letters] = true;
+	return true;
 }
 
 /* Parses the options into *job; returns the index of the first operand. */
 static int
 parse_options(int argc, char *argv[], struct cat_job *job)
 {
-	static const struct option longopts[] = {
-		{ "show-all", no_argument, NULL, 'A' },
-		{ "number-nonblank", no_argument, NULL, 'b' },
-		{ "show-ends", no_argument, NULL, 'E' },
-		{ "move", no_argument, NULL, 'm' },
-		{ "number", no_argument, NULL, 'n' },
-		{ "squeeze-blank", no_argument, NULL, 's' },
-		{ "show-tabs", no_argument, NULL, 'T' },
-		{ "show-nonprinting", no_argument, NULL, 'v' },
-		{ "chunk", required_argument, NULL, OPT_CHUNK },
-		{ "skip", required_argument, NULL, OPT_SKIP },
-		{ "count", required_argument, NULL, OPT_COUNT },
-		{ "fsync", no_argument, NULL, OPT_FSYNC },
-		RATE_LIMIT_LONG_OPTION,
-		SIZE_LONG_OPTION,
-		COMMON_LONG_OPTIONS,
-		{ NULL, 0, NULL, 0 }
-	};
 	uint64_t bytes;
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "AbeEmnstTuvL:" COMMON_SHORT_OPTIONS_NO_V,
-	    longopts, NULL)) != -1) {
+	while ((opt = options_next(argc, argv, options, WITH)) != -1) {
 		if (format_option(opt, &job->fmt))
 			continue;
 		switch (opt) {

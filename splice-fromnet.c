@@ -17,8 +17,6 @@
 
 #include "splice.h"
 
-enum { OPT_TIMEOUT = OPT_TOOL_FIRST, OPT_ALLOW, OPT_POLL, OPT_NONBLOCK, OPT_CHUNK };
-
 /* What the options chose, for each connection. */
 struct listen_opts {
 	bool keep_open, poll_first;
@@ -33,6 +31,30 @@ struct listen_opts {
 	long cap;
 };
 
+/* splice-fromnet's options, as --help lists them (the format: splice.h, lib/optspec.c). */
+static const char options[] =
+	"4 -\tlisten on IPv4 only\n"
+	"6 -\tlisten on IPv6 only\n"
+	"bs bind ADDR\tlisten on ADDR only (default: every address), as HOST\n"
+	"d no-send\tdo not read standard input: receive only\n"
+	"k keep-open\taccept one connection after another, concatenating\n"
+	"\tthem (standard input is not sent: -d or /dev/null)\n"
+	"lN -\taccepted and ignored, as nc's\n"
+	"n -\tnumeric ADDR and PORT only, no DNS or service names\n"
+	"p - PORT\tlisten on PORT, as the PORT operand\n"
+	"U - PATH\tlisten on a Unix-domain stream socket (no PORT)\n"
+	"w - SECS\tend a connection that stays idle for SECS seconds\n"
+	"- allow ADDR[/PREFIX]\taccept peers from there only (repeatable);\n"
+	"\tclose any other connection at once\n"
+	"- timeout SECS\tgive up when no connection comes within SECS\n"
+	"\tseconds; with -k, end when none follows within SECS\n"
+	"- chunk SIZE\tmove at most SIZE bytes per call\n"
+	"- poll\tpoll(2) the socket before each splice (splice.git -w)\n"
+	"- nonblock\tpass SPLICE_F_NONBLOCK to splice(2) (splice.git -n)\n";
+#define WITH (OPTS_SIZE)
+/* The codes of the options without a letter, in their order in options[]. */
+enum { OPT_ALLOW = OPT_TOOL_FIRST, OPT_TIMEOUT, OPT_CHUNK, OPT_POLL, OPT_NONBLOCK };
+
 static void
 help(void)
 {
@@ -45,27 +67,8 @@ help(void)
 	    "what the peer sends to standard output; as nc -l, send standard input to\n"
 	    "the peer meanwhile, unless it is a terminal or /dev/null.  The address and\n"
 	    "port listened on are printed to standard error.\n"
-	    "\n"
-	    "  -4                  listen on IPv4 only\n"
-	    "  -6                  listen on IPv6 only\n"
-	    "  -b, -s, --bind ADDR  listen on ADDR only (default: every address), as HOST\n"
-	    "  -d, --no-send       do not read standard input: receive only\n"
-	    "  -k, --keep-open     accept one connection after another, concatenating\n"
-	    "                      them (standard input is not sent: -d or /dev/null)\n"
-	    "  -l, -N              accepted and ignored, as nc's\n"
-	    "  -n                  numeric ADDR and PORT only, no DNS or service names\n"
-	    "  -p PORT             listen on PORT, as the PORT operand\n"
-	    "  -U PATH             listen on a Unix-domain stream socket (no PORT)\n"
-	    "  -w SECS             end a connection that stays idle for SECS seconds\n"
-	    "      --allow ADDR[/PREFIX]  accept peers from there only (repeatable);\n"
-	    "                      close any other connection at once\n"
-	    "      --timeout SECS  give up when no connection comes within SECS\n"
-	    "                      seconds; with -k, end when none follows within SECS\n"
-	    "      --chunk SIZE    move at most SIZE bytes per call\n"
-	    "      --poll          poll(2) the socket before each splice (splice.git -w)\n"
-	    "      --nonblock      pass SPLICE_F_NONBLOCK to splice(2) (splice.git -n)\n"
-	    SIZE_HELP
-	    COMMON_HELP, progname);
+	    "\n", progname);
+	options_help(options, WITH);
 }
 
 /*
@@ -348,19 +351,6 @@ static bool
 parse_options(int argc, char *argv[], struct listen_opts *lo, struct tcp_opts *to,
     const char **bind_addr, char **port)
 {
-	static const struct option longopts[] = {
-		{ "bind", required_argument, NULL, 'b' },
-		{ "no-send", no_argument, NULL, 'd' },
-		{ "keep-open", no_argument, NULL, 'k' },
-		{ "chunk", required_argument, NULL, OPT_CHUNK },
-		{ "allow", required_argument, NULL, OPT_ALLOW },
-		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
-		{ "poll", no_argument, NULL, OPT_POLL },
-		{ "nonblock", no_argument, NULL, OPT_NONBLOCK },
-		SIZE_LONG_OPTION,
-		COMMON_LONG_OPTIONS,
-		{ NULL, 0, NULL, 0 }
-	};
 	int opt;
 
 	/* At most argc --allow options. */
@@ -369,8 +359,7 @@ parse_options(int argc, char *argv[], struct listen_opts *lo, struct tcp_opts *t
 		warn_errno("calloc");
 		return false;
 	}
-	while ((opt = getopt_long(argc, argv,
-	    NET_SHORT_OPTIONS "b:dklp:s:U:w:" COMMON_SHORT_OPTIONS, longopts, NULL)) != -1) {
+	while ((opt = options_next(argc, argv, options, WITH)) != -1) {
 		switch (opt) {
 		case 'b':
 		case 's':

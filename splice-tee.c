@@ -30,11 +30,28 @@ static const char *const mode_names[] = {
 	[OE_EXIT_NOPIPE] = "exit-nopipe",
 };
 
-enum { OPT_OUTPUT_ERROR = OPT_TOOL_FIRST, OPT_PV_OUTPUT };
-
 static enum output_error mode = OE_SIGPIPE;
 /* SIGPIPE was ignored when we started: EPIPE is an error to report, as in tee. */
 static bool sigpipe_ignored;
+
+/* splice-tee's options, as --help lists them (the format: splice.h, lib/optspec.c). */
+static const char options[] =
+	"a append\tappend to the FILEs, do not truncate them\n"
+	"i ignore-interrupts\tignore SIGINT\n"
+	"m move\tpass SPLICE_F_MOVE to splice(2) (a hint, ignored by\n"
+	"\ttoday's kernels)\n"
+	"n net HOST:PORT\tsend one more copy to a TCP peer ([ADDR]:PORT for\n"
+	"\tIPv6); may be repeated\n"
+	"w - SECS\tgive up on a peer that takes SECS to connect or to read\n"
+	"p -\t--output-error=warn-nopipe: a vanished reader drops its\n"
+	"\toutput quietly, the others go on\n"
+	"- output-error[=MODE]\twhat an output error does: warn, warn-nopipe\n"
+	"\t(the default MODE), exit, exit-nopipe\n"
+	/* pv's --output names the one output: no abbreviation of ours. */
+	"- output\n";
+#define WITH (OPTS_RATE_LIMIT | OPTS_SIZE)
+/* The codes of the options without a letter, in their order in options[]. */
+enum { OPT_OUTPUT_ERROR = OPT_TOOL_FIRST, OPT_PV_OUTPUT };
 
 static void
 help(void)
@@ -44,21 +61,8 @@ help(void)
 	    "       [--interval SECS] [--numeric] [--pipe-size SIZE] [FILE]...\n"
 	    "Copy standard input to standard output and to every FILE, with tee(2) and\n"
 	    "splice(2): zero-copy where the kernel allows.  A FILE named - is a file.\n"
-	    "\n"
-	    "  -a, --append        append to the FILEs, do not truncate them\n"
-	    "  -i, --ignore-interrupts  ignore SIGINT\n"
-	    "  -m, --move          pass SPLICE_F_MOVE to splice(2) (a hint, ignored by\n"
-	    "                      today's kernels)\n"
-	    "  -n, --net HOST:PORT  send one more copy to a TCP peer ([ADDR]:PORT for\n"
-	    "                      IPv6); may be repeated\n"
-	    "  -w SECS             give up on a peer that takes SECS to connect or to read\n"
-	    "  -p                  --output-error=warn-nopipe: a vanished reader drops its\n"
-	    "                      output quietly, the others go on\n"
-	    "      --output-error[=MODE]  what an output error does: warn, warn-nopipe\n"
-	    "                      (the default MODE), exit, exit-nopipe\n"
-	    RATE_LIMIT_HELP
-	    SIZE_HELP
-	    COMMON_HELP, progname);
+	    "\n", progname);
+	options_help(options, WITH);
 }
 
 static enum output_error
@@ -208,25 +212,11 @@ peer_add(struct peers *p, char *arg)
 static bool
 parse_options(int argc, char *argv[], struct tee_cmd *cmd, struct tee_job *job)
 {
-	static const struct option longopts[] = {
-		{ "append", no_argument, NULL, 'a' },
-		{ "ignore-interrupts", no_argument, NULL, 'i' },
-		{ "move", no_argument, NULL, 'm' },
-		{ "net", required_argument, NULL, 'n' },
-		{ "output-error", optional_argument, NULL, OPT_OUTPUT_ERROR },
-		/* pv's --output names the one output: no abbreviation of ours. */
-		{ "output", no_argument, NULL, OPT_PV_OUTPUT },
-		RATE_LIMIT_LONG_OPTION,
-		SIZE_LONG_OPTION,
-		COMMON_LONG_OPTIONS,
-		{ NULL, 0, NULL, 0 }
-	};
 	int opt;
 
 	if (!peers_alloc(&cmd->peers, argc))
 		return false;
-	while ((opt = getopt_long(argc, argv, "aimn:pw:L:" COMMON_SHORT_OPTIONS, longopts,
-	    NULL)) != -1) {
+	while ((opt = options_next(argc, argv, options, WITH)) != -1) {
 		switch (opt) {
 		case 'a':
 			cmd->append = true;

@@ -15,6 +15,19 @@
 
 #include "splice.h"
 
+/* splice-tonet's options, as --help lists them (the format: splice.h, lib/optspec.c). */
+static const char options[] =
+	"4 -\tuse IPv4 addresses only\n"
+	"6 -\tuse IPv6 addresses only\n"
+	"N -\taccepted, as nc's: the end of input always shuts down\n"
+	"n -\tnumeric HOST and PORT only, no DNS or service names\n"
+	"s - ADDR\tconnect from the local address ADDR\n"
+	"U - PATH\tconnect to a Unix-domain stream socket (no HOST PORT)\n"
+	"w - SECS\tgive up when connecting, or nothing moving, takes SECS\n"
+	"- retry SECS\tkeep trying to connect for SECS seconds\n"
+	"- no-reply\tdrop what the peer sends instead of writing it out\n";
+#define WITH (OPTS_RATE_LIMIT | OPTS_SIZE)
+/* The codes of the options without a letter, in their order in options[]. */
 enum { OPT_RETRY = OPT_TOOL_FIRST, OPT_NO_REPLY };
 
 static void
@@ -27,19 +40,8 @@ help(void)
 	    "Send standard input to a TCP peer with splice(2) or sendfile(2) while what\n"
 	    "the peer sends goes to standard output; at the end of the input, shut the\n"
 	    "connection down for writing and wait until the peer closes it.\n"
-	    "\n"
-	    "  -4                  use IPv4 addresses only\n"
-	    "  -6                  use IPv6 addresses only\n"
-	    "  -N                  accepted, as nc's: the end of input always shuts down\n"
-	    "  -n                  numeric HOST and PORT only, no DNS or service names\n"
-	    "  -s ADDR             connect from the local address ADDR\n"
-	    "  -U PATH             connect to a Unix-domain stream socket (no HOST PORT)\n"
-	    "  -w SECS             give up when connecting, or nothing moving, takes SECS\n"
-	    "      --retry SECS    keep trying to connect for SECS seconds\n"
-	    "      --no-reply      drop what the peer sends instead of writing it out\n"
-	    RATE_LIMIT_HELP
-	    SIZE_HELP
-	    COMMON_HELP, progname);
+	    "\n", progname);
+	options_help(options, WITH);
 }
 
 /* -v: the peer as given, and the address that took the connection. */
@@ -100,14 +102,6 @@ prepare_fds(const struct duplex *d)
 int
 main(int argc, char *argv[])
 {
-	static const struct option longopts[] = {
-		{ "retry", required_argument, NULL, OPT_RETRY },
-		{ "no-reply", no_argument, NULL, OPT_NO_REPLY },
-		RATE_LIMIT_LONG_OPTION,
-		SIZE_LONG_OPTION,
-		COMMON_LONG_OPTIONS,
-		{ NULL, 0, NULL, 0 }
-	};
 	struct tcp_opts to = { .family = AF_UNSPEC };
 	struct duplex d = { .in = STDIN_FILENO, .out = STDOUT_FILENO };
 	const char *unix_path = NULL;
@@ -116,9 +110,7 @@ main(int argc, char *argv[])
 	int opt;
 
 	set_progname(argv);
-	while ((opt = getopt_long(argc, argv, NET_SHORT_OPTIONS "s:U:w:L:" COMMON_SHORT_OPTIONS,
-	    longopts,
-	    NULL)) != -1) {
+	while ((opt = options_next(argc, argv, options, WITH)) != -1) {
 		switch (opt) {
 		case 's':
 			to.source = optarg;

@@ -14,6 +14,7 @@
  *
  *   msg.c         messages and the exit status they imply   -> term
  *   options.c     common options, sizes, seconds             -> fd, msg
+ *   optspec.c     a tool's options as text: getopt, --help   -> msg
  *   fd.c          descriptors and pipes, retrying I/O        -> clock, msg
  *   failure.c     an engine's error record, --strict, words  -> msg
  *   xfer.c        a stream: splice, copy_file_range, r/w     -> failure, account, fd, msg
@@ -46,6 +47,7 @@
 #ifndef SPLICE_TOOLS_SPLICE_H
 #define SPLICE_TOOLS_SPLICE_H
 
+#include <getopt.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -142,75 +144,23 @@ struct engine_opts {
 /* The engine settings that the common options chose. */
 struct engine_opts engine_opts(void);
 
-/* Long-option codes of the common options, above every short option. */
+/*
+ * Long-option codes of the options every tool takes, above every short
+ * option: in the order of the letterless entries of lib/optspec.c.
+ */
 enum {
-	OPT_STRICT = 0x100,
+	OPT_COMMON_FIRST = 0x100,
+	OPT_PV_RATE = OPT_COMMON_FIRST,	/* --rate, pv's rate display: a usage error */
+	OPT_SIZE,		/* --size, for the tools that take it */
+	OPT_VERBOSE,		/* --verbose, for a tool whose -v means something else */
+	OPT_STRICT,
 	OPT_PROGRESS,
 	OPT_NAME,
 	OPT_INTERVAL,
 	OPT_NUMERIC,
 	OPT_PIPE_SIZE,
-	OPT_VERBOSE,		/* --verbose, for a tool whose -v means something else */
-	OPT_PV_RATE,		/* --rate, pv's rate display: a usage error */
-	OPT_SIZE,		/* --size, for the tools that take it */
 	OPT_TOOL_FIRST = 0x120,	/* first code free for a tool's own options */
 };
-
-/* Put this inside a tool's struct option array. */
-#define COMMON_LONG_OPTIONS \
-	{ "verbose", no_argument, NULL, OPT_VERBOSE }, \
-	{ "strict", no_argument, NULL, OPT_STRICT }, \
-	{ "progress", no_argument, NULL, OPT_PROGRESS }, \
-	{ "name", required_argument, NULL, OPT_NAME }, \
-	{ "interval", required_argument, NULL, OPT_INTERVAL }, \
-	{ "numeric", no_argument, NULL, OPT_NUMERIC }, \
-	{ "pipe-size", required_argument, NULL, OPT_PIPE_SIZE }, \
-	{ "help", no_argument, NULL, 'h' }, \
-	{ "version", no_argument, NULL, 'V' }
-/*
- * Put this inside a tool's short option string.  A tool whose -v is not
- * --verbose (splice-cat: cat's -v) uses COMMON_SHORT_OPTIONS_NO_V and
- * COMMON_HELP_NO_V instead, and handles 'v' before common_option().
- */
-#define COMMON_SHORT_OPTIONS "v" COMMON_SHORT_OPTIONS_NO_V
-#define COMMON_SHORT_OPTIONS_NO_V "hV"
-/* What --verbose does, for the help line of either spelling. */
-#define VERBOSE_HELP "say which method moved how many bytes, and the rate\n"
-/* The lines every --help ends with. */
-#define COMMON_HELP \
-	"  -v, --verbose       " VERBOSE_HELP \
-	COMMON_HELP_NO_V
-#define COMMON_HELP_NO_V \
-	"      --strict        fail instead of falling back from zero-copy\n" \
-	"      --progress      print a status line on stderr about once a second\n" \
-	"      --name NAME     start the status line with NAME (implies --progress)\n" \
-	"      --interval SECS  status every SECS s (default 1; implies --progress)\n" \
-	"      --numeric       status as numbers, one a line: percent when the total\n" \
-	"                      is known, else bytes (implies --progress)\n" \
-	"      --pipe-size SIZE  pipe capacity to ask for (default 1M)\n" \
-	"  -h, --help          print this help and exit\n" \
-	"  -V, --version       print the version and exit\n"
-
-/*
- * The rate limit, for the tools that take it: put "L:" in the tool's short
- * option string, the long option in its array and the help line in its
- * --help; common_option() parses it.
- */
-#define RATE_LIMIT_LONG_OPTION \
-	{ "rate-limit", required_argument, NULL, 'L' }, \
-	/* pv's --rate shows the rate: no abbreviation of --rate-limit. */ \
-	{ "rate", no_argument, NULL, OPT_PV_RATE }
-#define RATE_LIMIT_HELP \
-	"  -L, --rate-limit RATE  move at most RATE bytes a second (4M, 500KB)\n"
-/*
- * --size SIZE|@FILE, the total that --progress expects, for the tools that
- * cannot know it (a pipe's input); the same way in.  A tool whose own
- * --size is its total (vmsplice) leaves it out.
- */
-#define SIZE_LONG_OPTION { "size", required_argument, NULL, OPT_SIZE }
-#define SIZE_HELP \
-	"      --size SIZE     expect SIZE bytes, for --progress's percent and ETA;\n" \
-	"                      @FILE: as many as FILE holds\n"
 
 /*
  * Handles a getopt_long() result that is none of the tool's own options: a
@@ -225,6 +175,34 @@ void no_operands(int argc, char *argv[]);
  * infinite or malformed values are usage errors naming OPT.
  */
 double option_seconds(const char *opt, const char *arg);
+
+/* ---- a tool's options, written once: lib/optspec.c ----------------------- */
+
+/*
+ * A tool writes its options as text, one entry a line, in --help's order:
+ *	"LETTERS LONG ARG\tHELP\n", then "\tMORE HELP\n" for each further line
+ * LETTERS: the short options ("bs": -b and -s), or "-" for none; LONG: the
+ * long name, or "-" for none; ARG: " NAME" for a required argument,
+ * "[=NAME]" for an optional one; HELP: what --help says, as wrapped there;
+ * an entry without it is left out of --help.  getopt_long() returns the
+ * first letter, or for an entry without one OPT_TOOL_FIRST, OPT_TOOL_FIRST
+ * + 1, ... in their order in the text.  The options every tool takes
+ * follow the tool's own, with those of `with` (OPTS_ bits).
+ */
+enum {
+	OPTS_RATE_LIMIT = 1,	/* -L, --rate-limit RATE; pv's --rate refused */
+	OPTS_PV_RATE = 2,	/* pv's --rate refused; the tool words its own -L */
+	OPTS_SIZE = 4,		/* --size SIZE|@FILE */
+	OPTS_NO_V = 8,		/* -v is the tool's own; --verbose stays */
+};
+
+/*
+ * getopt_long() over the tables of spec and `with`, made at the first call:
+ * the next option's letter or code, -1 at the end.
+ */
+int options_next(int argc, char *argv[], const char *spec, unsigned int with);
+/* Prints the option lines of --help: spec's, then those of `with`. */
+void options_help(const char *spec, unsigned int with);
 
 /* ---- descriptors and pipes: lib/fd.c ------------------------------------ */
 
@@ -510,8 +488,6 @@ struct tcp_opts {
 struct sockaddr;
 void tcp_name_of(const struct sockaddr *sa, struct tcp_name *name);
 
-/* Put this inside the short option string of a tool that takes tcp_opts. */
-#define NET_SHORT_OPTIONS "46nN"
 /* Handles -4, -6, -n and -N (accepted, as nc's) into *o; false for others. */
 bool net_option(int opt, struct tcp_opts *o);
 /*

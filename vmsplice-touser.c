@@ -14,6 +14,22 @@
 
 #include "splice.h"
 
+/* vmsplice-touser's options, as --help lists them (the format: splice.h, lib/optspec.c). */
+static const char options[] =
+	"- verify PATTERN\tcheck the bytes against a vmsplice pattern,\n"
+	"\t" PATTERN_NAMES ",\n"
+	"\tand name the first wrong offset\n"
+	"- compare FILE\tcheck the bytes against FILE; at the first difference\n"
+	"\tsay where, as cmp - FILE does, and exit 1\n"
+	"d dump\twrite the bytes in hex and ASCII, as od -A d -t x1z -v\n"
+	"c count\twrite the number of bytes read\n"
+	"s size SIZE\tread SIZE bytes, then stop, or inf (the default: to\n"
+	"\tthe end of the input)\n"
+	"- chunk SIZE\tread at most SIZE bytes per call (default: half the\n"
+	"\tpipe, 64K to 1M; other input 1M)\n"
+	"n nonblock\tSPLICE_F_NONBLOCK, waiting in poll(2)\n";
+#define WITH 0
+/* The codes of the options without a letter, in their order in options[]. */
 enum {
 	OPT_VERIFY = OPT_TOOL_FIRST,
 	OPT_COMPARE,
@@ -28,20 +44,8 @@ help(void)
 	    "       [--interval SECS] [--numeric] [--pipe-size SIZE]\n"
 	    "Read standard input, a pipe, into user memory with vmsplice(2), and check,\n"
 	    "dump or count what came.\n"
-	    "\n"
-	    "      --verify PATTERN  check the bytes against a vmsplice pattern,\n"
-	    "                      " PATTERN_NAMES ",\n"
-	    "                      and name the first wrong offset\n"
-	    "      --compare FILE  check the bytes against FILE; at the first difference\n"
-	    "                      say where, as cmp - FILE does, and exit 1\n"
-	    "  -d, --dump          write the bytes in hex and ASCII, as od -A d -t x1z -v\n"
-	    "  -c, --count         write the number of bytes read\n"
-	    "  -s, --size SIZE     read SIZE bytes, then stop, or inf (the default: to\n"
-	    "                      the end of the input)\n"
-	    "      --chunk SIZE    read at most SIZE bytes per call (default: half the\n"
-	    "                      pipe, 64K to 1M; other input 1M)\n"
-	    "  -n, --nonblock      SPLICE_F_NONBLOCK, waiting in poll(2)\n"
-	    COMMON_HELP, progname);
+	    "\n", progname);
+	options_help(options, WITH);
 }
 
 /*
@@ -228,21 +232,9 @@ struct touser_job {
 static void
 parse_options(int argc, char *argv[], struct touser_job *job)
 {
-	static const struct option longopts[] = {
-		{ "verify", required_argument, NULL, OPT_VERIFY },
-		{ "compare", required_argument, NULL, OPT_COMPARE },
-		{ "dump", no_argument, NULL, 'd' },
-		{ "count", no_argument, NULL, 'c' },
-		{ "size", required_argument, NULL, 's' },
-		{ "chunk", required_argument, NULL, OPT_CHUNK },
-		{ "nonblock", no_argument, NULL, 'n' },
-		COMMON_LONG_OPTIONS,
-		{ NULL, 0, NULL, 0 }
-	};
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "cdns:" COMMON_SHORT_OPTIONS, longopts,
-	    NULL)) != -1) {
+	while ((opt = options_next(argc, argv, options, WITH)) != -1) {
 		switch (opt) {
 		case OPT_VERIFY:
 			pattern_parse("--verify", optarg, &job->pattern);

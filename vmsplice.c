@@ -27,13 +27,6 @@
 #define UNALIGN_BYTES ((size_t)1024)
 #define POISON_BYTE 0xa5
 
-enum {
-	OPT_REUSE = OPT_TOOL_FIRST,
-	OPT_REFILL,
-	OPT_HUGE,
-	OPT_BUSY,
-};
-
 /* How a pattern that changes every round gets new memory. */
 enum refill {
 	REFILL_FRESH,		/* fresh huge pages, ordinary stores */
@@ -59,6 +52,31 @@ static struct engine_opts engine;
 /* -L: most bytes per vmsplice(2), 0 = a whole half. */
 static size_t call_bytes_max;
 
+/* vmsplice's options, as --help lists them (the format: splice.h, lib/optspec.c). */
+static const char options[] =
+	"s size SIZE\tbytes to write, or inf (default: two pipe capacities)\n"
+	"p pattern PATTERN\twhat to write (default zero), one of\n"
+	"\t" PATTERN_NAMES "\n"
+	"- refill HOW\thow a pattern that changes gets new memory: fresh\n"
+	"\t(huge pages, the default), stream (the same with\n"
+	"\tnon-temporal stores), memfd (file pages spliced, then\n"
+	"\tpunched out), write (write(2) copies), reuse\n"
+	"- reuse\trefill the two halves of one buffer, as the 2006 tool\n"
+	"\tdid: fast, but wrong when the reader passes pages on\n"
+	"c clear\tpoison each half once the double-buffer rule frees it\n"
+	"g gift\tpass SPLICE_F_GIFT to vmsplice(2)\n"
+	"u unalign\tstart the data 1 KiB into a page\n"
+	"- huge\t2 MiB-aligned buffers with MADV_HUGEPAGE\n"
+	"- busy\tretry a full pipe at once instead of waiting in poll(2)\n";
+#define WITH (OPTS_RATE_LIMIT)
+/* The codes of the options without a letter, in their order in options[]. */
+enum {
+	OPT_REFILL = OPT_TOOL_FIRST,
+	OPT_REUSE,
+	OPT_HUGE,
+	OPT_BUSY,
+};
+
 static void
 help(void)
 {
@@ -67,23 +85,8 @@ help(void)
 	    "       [--interval SECS] [--numeric] [--pipe-size SIZE]\n"
 	    "Write SIZE bytes of PATTERN to standard output, a pipe, with vmsplice(2).\n"
 	    "No page is written again once the pipe may hold it, whatever reads the pipe.\n"
-	    "\n"
-	    "  -s, --size SIZE     bytes to write, or inf (default: two pipe capacities)\n"
-	    "  -p, --pattern PATTERN  what to write (default zero), one of\n"
-	    "                      " PATTERN_NAMES "\n"
-	    "      --refill HOW    how a pattern that changes gets new memory: fresh\n"
-	    "                      (huge pages, the default), stream (the same with\n"
-	    "                      non-temporal stores), memfd (file pages spliced, then\n"
-	    "                      punched out), write (write(2) copies), reuse\n"
-	    "      --reuse         refill the two halves of one buffer, as the 2006 tool\n"
-	    "                      did: fast, but wrong when the reader passes pages on\n"
-	    "  -c, --clear         poison each half once the double-buffer rule frees it\n"
-	    "  -g, --gift          pass SPLICE_F_GIFT to vmsplice(2)\n"
-	    "  -u, --unalign       start the data 1 KiB into a page\n"
-	    "      --huge          2 MiB-aligned buffers with MADV_HUGEPAGE\n"
-	    "      --busy          retry a full pipe at once instead of waiting in poll(2)\n"
-	    RATE_LIMIT_HELP
-	    COMMON_HELP, progname);
+	    "\n", progname);
+	options_help(options, WITH);
 }
 
 /* Bytes still to write, capped at limit; with -s inf, no end. */
@@ -452,25 +455,10 @@ generate(uint64_t size, size_t half, bool to_pipe)
 static uint64_t
 parse_options(int argc, char *argv[], bool *size_given)
 {
-	static const struct option longopts[] = {
-		{ "size", required_argument, NULL, 's' },
-		{ "pattern", required_argument, NULL, 'p' },
-		{ "refill", required_argument, NULL, OPT_REFILL },
-		{ "reuse", no_argument, NULL, OPT_REUSE },
-		{ "clear", no_argument, NULL, 'c' },
-		{ "gift", no_argument, NULL, 'g' },
-		{ "unalign", no_argument, NULL, 'u' },
-		{ "huge", no_argument, NULL, OPT_HUGE },
-		{ "busy", no_argument, NULL, OPT_BUSY },
-		RATE_LIMIT_LONG_OPTION,
-		COMMON_LONG_OPTIONS,
-		{ NULL, 0, NULL, 0 }
-	};
 	uint64_t size = 0;
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "s:p:cguL:" COMMON_SHORT_OPTIONS, longopts,
-	    NULL)) != -1) {
+	while ((opt = options_next(argc, argv, options, WITH)) != -1) {
 		switch (opt) {
 		case 's':
 			endless = strcmp(optarg, "inf") == 0;
