@@ -107,15 +107,42 @@ t_downstream_safety() {
   mentions err "268435456 bytes received"
 }
 
+# connected_or_gone ERR PID: splice-tonet -v said "connected to" in ERR, or
+# PID (our child) ended.
+connected_or_gone() {
+  has_lines_with "$1" 1 "connected to" || [ "$(state_of "$2")" = Z ] ||
+    [ -z "$(state_of "$2")" ]
+}
+
 tcase t_keep_open "-k: three senders one after another, output their concatenation in order"
 t_keep_open() {
   random_file a 1000000
   random_file b 1
   random_file c 3000000
-  receive 127.0.0.1 pipe -k --timeout 1
-  send 127.0.0.1 file a
-  send 127.0.0.1 pipe b
-  send 127.0.0.1 file c
+  # --timeout is the longest a sender may take to start, under valgrind too.
+  receive 127.0.0.1 pipe -k --timeout 10
+  # Each sender is connected before the next one starts: the listener's
+  # queue holds them in that order, so there is no gap between two of them
+  # in which -k could end, however slowly a sender starts.
+  pids=
+  for f in a b c; do
+    if [ $f = b ]; then
+      cat $f | timeout 60 splice-tonet -v 127.0.0.1 "$PORT" 2> serr.$f &
+    else
+      timeout 60 splice-tonet -v 127.0.0.1 "$PORT" < $f 2> serr.$f &
+    fi
+    pid=$!
+    pids="$pids $pid"
+    bg_started
+    wait_until "sender $f neither connected nor ended" connected_or_gone serr.$f $pid
+    has_lines_with serr.$f 1 "connected to" || { cat serr.$f >&2; fail "sender $f did not connect"; }
+  done
+  set -- $pids
+  for f in a b c; do
+    reap "$1" "sender $f"
+    [ "$REAPED" -eq 0 ] || { cat serr.$f >&2; fail "splice-tonet < $f: exit $REAPED"; }
+    shift
+  done
   # -k ends, with status 0, when no sender comes within --timeout.
   receive_done "-k"
   cat a b c > ref
