@@ -81,6 +81,14 @@ answer_line(long ret)
 }
 
 void
+result_close(long ret, int err, const int fds[], size_t count)
+{
+	result(ret, err);
+	for (size_t i = 0; i < count; i++)
+		close(fds[i]);
+}
+
+void
 die(const char *fmt, ...)
 {
 	int err = errno;
