@@ -135,10 +135,7 @@ fcntl35(char *argv[])
 	snprintf(page_text, sizeof(page_text), "%zu\n", page_size());
 	make_pipe(go);
 	make_pipe(reply);
-	fflush(stdout);
-	if ((pid = fork()) < 0)
-		die("fork");
-	if (pid == 0) {
+	if ((pid = fork_or_die()) == 0) {
 		long got[2];
 
 		become(argv[0]);

@@ -54,6 +54,8 @@ noreturn void bad_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2
 /* ---- setup steps: util.c (each dies on failure) ------------------------------ */
 
 void make_pipe(int p[2]);
+/* fork(2), stdout flushed first: the child must not print what the parent buffered. */
+pid_t fork_or_die(void);
 /* open(2) with O_CLOEXEC, mode 0644 for a file it creates. */
 int open_or_die(const char *path, int flags);
 void write_or_die(int fd, const void *buf, size_t len);

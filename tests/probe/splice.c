@@ -77,10 +77,7 @@ splice02(char *argv[])
 	if ((cap = fcntl(p[1], F_GETPIPE_SZ)) < 0)
 		die("F_GETPIPE_SZ");
 	total = 16 * cap;
-	fflush(stdout);
-	if ((pid = fork()) < 0)
-		die("fork");
-	if (pid == 0) {
+	if ((pid = fork_or_die()) == 0) {
 		char block[512];
 
 		close(p[0]);

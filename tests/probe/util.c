@@ -125,6 +125,17 @@ make_pipe(int p[2])
 		die("pipe");
 }
 
+pid_t
+fork_or_die(void)
+{
+	pid_t pid;
+
+	fflush(stdout);
+	if ((pid = fork()) < 0)
+		die("fork");
+	return pid;
+}
+
 int
 open_or_die(const char *path, int flags)
 {
@@ -385,10 +396,7 @@ call_in_child(child_call *call, void *arg, long nr, const char *returned, const 
 {
 	pid_t pid;
 
-	fflush(stdout);
-	if ((pid = fork()) < 0)
-		die("fork");
-	if (pid == 0) {
+	if ((pid = fork_or_die()) == 0) {
 		long n = call(arg);
 		int err = errno;
 
