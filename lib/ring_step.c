@@ -105,6 +105,20 @@ ready_now(int fd, short events)
 	return poll(&p, 1, 0) > 0;
 }
 
+/*
+ * Before a call on fd: true unless fd waits (a socket, a terminal) and
+ * neither the loop's poll(2) said it is ready (*ready, used up now) nor
+ * poll(2) says so now, when the step waits.
+ */
+static bool
+side_ready(int fd, short events, bool waits, bool *ready)
+{
+	bool said = *ready;
+
+	*ready = false;
+	return !waits || said || ready_now(fd, events);
+}
+
 /* What one splice(2) asks of an input pipe: half of it (pipe_request_bytes()). */
 static size_t
 input_request(struct ring_job *j)
@@ -177,6 +191,29 @@ side_refused(struct ring_job *j, enum xfer_side side, int err, bool *copying)
 	return ST_MOVED;
 }
 
+/*
+ * What a call that took n bytes from the input comes to, once the caller has
+ * put them where they went and decided EAGAIN: the bytes counted, the end, a
+ * call to make again (EINTR, O_DIRECT dropped), or the failure of call.  A
+ * refusal before the first byte falls back to read(2) (*copying), where the
+ * call was a splice(2) that may be refused (copying not NULL).
+ */
+static enum step
+input_took(struct ring_job *j, ssize_t n, const char *call, bool *copying)
+{
+	if (n > 0) {
+		ring_took((uint64_t)n);
+		return ST_MOVED;
+	}
+	if (n == 0)
+		return ST_END;
+	if (errno == EINTR || direct_io_dropped(j->x.in, errno))
+		return ST_MOVED;
+	if (copying && ring_taken() == 0 && err_is_refusal(errno))
+		return side_refused(j, SIDE_INPUT, errno, copying);
+	return xfer_fail(&j->x, SIDE_INPUT, call, errno), ST_FAILED;
+}
+
 /* The input is a pipe, or goes into a pipe slot: splice(2) straight across. */
 static enum step
 input_to_slot(struct ring_job *j, struct slot *s)
@@ -184,31 +221,19 @@ input_to_slot(struct ring_job *j, struct slot *s)
 	struct ring *r = j->ring;
 	ssize_t n;
 
-	if (r->in_waits && !r->in_ready && !ready_now(j->x.in, POLLIN))
+	if (!side_ready(j->x.in, POLLIN, r->in_waits, &r->in_ready))
 		return ST_WAIT;
-	r->in_ready = false;
 	n = splice_into(r, s, j->x.in, input_request(j));
-	if (n > 0) {
-		ring_took((uint64_t)n);
-		return ST_MOVED;
-	}
-	if (n == 0)
-		return ST_END;
-	if (errno == EINTR)
-		return ST_MOVED;
-	if (errno == EAGAIN) {
+	if (n < 0 && errno == EAGAIN) {
 		if (!slot_refused(s))
 			return ST_WAIT;
 		s->full = true;
 		return ST_MOVED;
 	}
-	if (direct_io_dropped(j->x.in, errno))
-		return ST_MOVED;
-	if (ring_taken() == 0 && !r->in_pipe && err_is_refusal(errno))
-		return side_refused(j, SIDE_INPUT, errno, &r->in_by_read);
-	if (is_memfd_slot(s) && (errno == ENOMEM || errno == ENOSPC))
+	if (n < 0 && is_memfd_slot(s) && (errno == ENOMEM || errno == ENOSPC))
 		return xfer_fail(&j->x, SIDE_NONE, "splice into the memfd", errno), ST_FAILED;
-	return xfer_fail(&j->x, SIDE_INPUT, "splice", errno), ST_FAILED;
+	/* An input pipe has no read(2) way (ring_fill_step()): its refusal is a failure. */
+	return input_took(j, n, "splice", r->in_pipe ? NULL : &r->in_by_read);
 }
 
 /* Refills the empty input stage from the input: splice(2), or read(2) and write(2). */
@@ -219,39 +244,26 @@ input_to_stage(struct ring_job *j)
 	struct stage *st = &r->in_stage;
 	ssize_t n;
 
-	if (r->in_waits && !r->in_ready && !ready_now(j->x.in, POLLIN))
+	if (!side_ready(j->x.in, POLLIN, r->in_waits, &r->in_ready))
 		return ST_WAIT;
-	r->in_ready = false;
-	if (!r->in_by_read) {
+	if (!r->in_by_read)
 		n = splice(j->x.in, NULL, st->fd[1], NULL, (size_t)1 << 30, SPLICE_F_NONBLOCK);
-		if (n < 0 && direct_io_dropped(j->x.in, errno))
-			return ST_MOVED;
-		if (n < 0 && errno != EINTR && errno != EAGAIN && ring_taken() == 0 &&
-		    err_is_refusal(errno))
-			return side_refused(j, SIDE_INPUT, errno, &r->in_by_read);
-	} else {
+	else {
 		size_t room;
 		char *buf = copy_buffer(&room);
 
 		/* Into an empty pipe, no more than it holds: the write cannot block. */
 		n = read(j->x.in, buf, room < st->cap ? room : st->cap);
-		if (n < 0 && direct_io_dropped(j->x.in, errno))
-			return ST_MOVED;
 		if (n > 0 && write_all(st->fd[1], buf, (size_t)n) < 0)
 			return xfer_fail(&j->x, SIDE_NONE, "write", errno), ST_FAILED;
 	}
-	if (n > 0) {
+	if (n > 0)
 		st->held += (size_t)n;
-		ring_took((uint64_t)n);
-		return ST_MOVED;
-	}
-	if (n == 0)
-		return ST_END;
-	if (errno == EINTR)
-		return ST_MOVED;
-	if (errno == EAGAIN)
+	if (n < 0 && errno == EAGAIN)
 		return ST_WAIT;
-	return xfer_fail(&j->x, SIDE_INPUT, r->in_by_read ? "read" : "splice", errno), ST_FAILED;
+	if (r->in_by_read)
+		return input_took(j, n, "read", NULL);
+	return input_took(j, n, "splice", &r->in_by_read);
 }
 
 /* What the input stage holds, into the tail slot. */
@@ -337,9 +349,8 @@ stage_to_output(struct ring_job *j)
 	enum xfer_side side;
 	ssize_t n;
 
-	if (r->out_waits && !r->out_ready && !ready_now(j->x.out, POLLOUT))
+	if (!side_ready(j->x.out, POLLOUT, r->out_waits, &r->out_ready))
 		return ST_WAIT;
-	r->out_ready = false;
 	if (!r->out_by_write) {
 		n = splice(st->fd[0], NULL, j->x.out, NULL, len, SPLICE_F_NONBLOCK);
 		if (n > 0) {
@@ -400,9 +411,8 @@ ring_drain_step(struct ring_job *j)
 			return ST_FAILED;
 		return stage_to_output(j);
 	}
-	if (r->out_waits && !r->out_ready && !ready_now(j->x.out, POLLOUT))
+	if (!side_ready(j->x.out, POLLOUT, r->out_waits, &r->out_ready))
 		return ST_WAIT;
-	r->out_ready = false;
 	n = splice_out_of(j, s, j->x.out, output_request(j, s->held));
 	if (n > 0) {
 		ring_delivered(j, (uint64_t)n, M_SPLICE);

@@ -674,11 +674,13 @@ limit_for() {
 
 # ---- the scripts that run the tools: tests/run.sh, tests/vm.sh, bench/run.sh ----
 
-# find_tools PROG: BINDIR and HELPERS (default BINDIR/tests) made absolute,
-# as cases run in temp dirs; every tool of TOOLS must be in BINDIR (none may
-# come from PATH).  Otherwise PROG says which is missing, exit 2.  A default
-# HELPERS that is not there (installed tools) is kept: helper() skips.
+# find_tools PROG: BINDIR (default: the build beside tests/) and HELPERS
+# (default BINDIR/tests) made absolute, as cases run in temp dirs; every tool
+# of TOOLS must be in BINDIR (none may come from PATH).  Otherwise PROG says
+# which is missing, exit 2.  A default HELPERS that is not there (installed
+# tools) is kept: helper() skips.
 find_tools() {
+  BINDIR=${BINDIR:-$TESTS/../build}
   _dir=$(cd "$BINDIR" 2> /dev/null && pwd) || { echo "$1: no such directory: $BINDIR" >&2; exit 2; }
   BINDIR=$_dir
   if [ -n "$HELPERS" ]; then

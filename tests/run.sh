@@ -22,7 +22,7 @@
 set -u
 
 TESTS=$(cd "$(dirname "$0")" && pwd)
-BINDIR=$TESTS/../build
+BINDIR=
 HELPERS=
 STRICT=
 VALGRIND=

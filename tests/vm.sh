@@ -27,7 +27,7 @@
 set -u
 
 TESTS=$(cd "$(dirname "$0")" && pwd)
-BINDIR=$TESTS/../build
+BINDIR=
 HELPERS=
 ACCEL=
 CPUS=

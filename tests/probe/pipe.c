@@ -41,28 +41,20 @@ set_size(int fd, unsigned int bytes)
 }
 
 /* F_SETPIPE_SZ N on a fresh pipe: its answer, and F_GETPIPE_SZ if it differs. */
-static void
-pipe_set_size_one(const char *bytes)
+void
+pipe_set_size(const char *bytes)
 {
 	unsigned int want = (unsigned int)number_arg(bytes, UINT_MAX);
-	int p[2];
+	int p[2], err;
 	long got, now;
 
 	make_pipe(p);
 	got = set_size(p[1], want);
-	result(got, errno);
+	err = errno;
 	now = fcntl(p[0], F_GETPIPE_SZ);
+	result_closing(got, err, p[0], p[1]);
 	if (got >= 0 && now != got)
 		printf(" but F_GETPIPE_SZ says %ld", now);
-	close(p[0]);
-	close(p[1]);
-}
-
-/* Each N on a fresh pipe, an answer each. */
-void
-pipe_set_size(char *argv[])
-{
-	each_arg(argv, pipe_set_size_one);
 }
 
 /* The same as an unprivileged user (become_unprivileged's WHO). */
@@ -70,7 +62,7 @@ void
 pipe_set_size_as(char *argv[])
 {
 	become_unprivileged(argv[0]);
-	pipe_set_size(argv + 1);
+	each_arg(argv + 1, pipe_set_size);
 }
 
 /*
@@ -143,10 +135,7 @@ fcntl35(char *argv[])
 	snprintf(page_text, sizeof(page_text), "%zu\n", page_size());
 	make_pipe(go);
 	make_pipe(reply);
-	fflush(stdout);
-	if ((pid = fork()) < 0)
-		die("fork");
-	if (pid == 0) {
+	if ((pid = fork_or_die()) == 0) {
 		long got[2];
 
 		become(argv[0]);

@@ -38,6 +38,14 @@ void result_line(long ret, int err);
  */
 void answer(long ret);
 void answer_line(long ret);
+/*
+ * result(), then close(2) on each descriptor named after err, the scenario's
+ * files and pipes: result_closing(n, errno, fd, p[0], p[1]).
+ */
+#define result_closing(ret, err, ...) \
+	result_close((ret), (err), (const int[]){ __VA_ARGS__ }, \
+	    sizeof((const int[]){ __VA_ARGS__ }) / sizeof(int))
+void result_close(long ret, int err, const int fds[], size_t count);
 /* "splice-probe: WHAT: strerror(errno)" on stderr, exit 1. */
 noreturn void die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A bad argument: the message on stderr, exit 2. */
@@ -46,6 +54,8 @@ noreturn void bad_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2
 /* ---- setup steps: util.c (each dies on failure) ------------------------------ */
 
 void make_pipe(int p[2]);
+/* fork(2), stdout flushed first: the child must not print what the parent buffered. */
+pid_t fork_or_die(void);
 /* open(2) with O_CLOEXEC, mode 0644 for a file it creates. */
 int open_or_die(const char *path, int flags);
 void write_or_die(int fd, const void *buf, size_t len);
@@ -118,17 +128,24 @@ void become_unprivileged(const char *who);
 /* ---- scenarios: one function each, given its arguments ------------------------------------ */
 
 typedef void scenario_fn(char *argv[]);
+/*
+ * A scenario that runs once per argument (each_arg()): given one, it prints
+ * its answer without a newline.
+ */
+typedef void arg_scenario_fn(const char *arg);
 
-scenario_fn file_pipe_file, splice02, letters, splice_error, pipe_pipe, pipe_unix_pipe,
-    dev_source, dev_sink, dirtypipe, splice_offsets, proc_files, pty_splice, nonblock_socket,
-    tee_empty, epipe, file_by_reference;
+scenario_fn file_pipe_file, splice02, letters, pipe_pipe, pipe_unix_pipe, dev_source,
+    dev_sink, dirtypipe, splice_offsets, proc_files, pty_splice, nonblock_socket, tee_empty,
+    epipe, file_by_reference;
+arg_scenario_fn splice_error;
 scenario_fn fd_pairs;
-scenario_fn tee_file, tee_error, ramp, vmsplice_file, vmsplice_error, vmsplice_touser,
-    vmsplice_full, vmsplice_reuse;
-scenario_fn pipe_set_size, pipe_set_size_as, pipe_shrink_busy, fcntl30, fcntl35, fcntl37,
-    pipe2_04, pipe12, pipe15;
-scenario_fn sendfile_at, sendfile_sparse, sendfile03, sendfile04, sendfile05, sendfile07,
-    sendfile08;
+scenario_fn tee_file, ramp, vmsplice_file, vmsplice_touser, vmsplice_full, vmsplice_reuse;
+arg_scenario_fn tee_error, vmsplice_error;
+scenario_fn pipe_set_size_as, pipe_shrink_busy, fcntl30, fcntl35, fcntl37, pipe2_04, pipe12,
+    pipe15;
+arg_scenario_fn pipe_set_size;
+scenario_fn sendfile_at, sendfile_sparse, sendfile05, sendfile07, sendfile08;
+arg_scenario_fn sendfile03, sendfile04;
 scenario_fn cfr01, cfr_once, cfr02, cfr03, with_tmpfs;
 scenario_fn kmsg_last, kmsg_since;
 

@@ -56,8 +56,8 @@ sendfile_sparse(char *argv[])
 }
 
 /* sendfile03: EBADF for a bad or read-only output, a bad or write-only input. */
-static void
-sendfile03_one(const char *kind)
+void
+sendfile03(const char *kind)
 {
 	static const char *const kinds[] = { "out-bad", "out-rdonly", "in-bad", "in-wronly" };
 	int k = pick("sendfile03", kind, kinds, 4);
@@ -71,15 +71,9 @@ sendfile03_one(const char *kind)
 	close(out);
 }
 
-void
-sendfile03(char *argv[])
-{
-	each_arg(argv, sendfile03_one);
-}
-
 /* sendfile04: EFAULT for an offset in memory that cannot be written. */
-static void
-sendfile04_one(const char *kind)
+void
+sendfile04(const char *kind)
 {
 	static const char *const kinds[] = { "none", "read", "exec", "read-exec", "unmapped" };
 	static const int prots[] = {
@@ -97,12 +91,6 @@ sendfile04_one(const char *kind)
 	answer(sendfile(out, in, off, 1));
 	close(in);
 	close(out);
-}
-
-void
-sendfile04(char *argv[])
-{
-	each_arg(argv, sendfile04_one);
 }
 
 /* sendfile05: EINVAL for an offset of -1. */

@@ -77,10 +77,7 @@ splice02(char *argv[])
 	if ((cap = fcntl(p[1], F_GETPIPE_SZ)) < 0)
 		die("F_GETPIPE_SZ");
 	total = 16 * cap;
-	fflush(stdout);
-	if ((pid = fork()) < 0)
-		die("fork");
-	if (pid == 0) {
+	if ((pid = fork_or_die()) == 0) {
 		char block[512];
 
 		close(p[0]);
@@ -149,8 +146,8 @@ splice_fault(int f, int rd, int wr, int app, const int p[2])
 	return splice(calls[f].in, calls[f].off_in, calls[f].out, calls[f].off_out, 10, 0);
 }
 
-static void
-splice_error_one(const char *kind)
+void
+splice_error(const char *kind)
 {
 	static const char text[] = "abcdefghijklmnopqrstuvwxyz";
 	int f = pick("splice-error", kind, fault_names, F_COUNT);
@@ -164,18 +161,7 @@ splice_error_one(const char *kind)
 	make_pipe(p);
 	write_or_die(p[1], text, sizeof(text) - 1);
 	n = splice_fault(f, rd, wr, app, p);
-	result(n, errno);
-	close(rd);
-	close(wr);
-	close(app);
-	close(p[0]);
-	close(p[1]);
-}
-
-void
-splice_error(char *argv[])
-{
-	each_arg(argv, splice_error_one);
+	result_closing(n, errno, rd, wr, app, p[0], p[1]);
 }
 
 /* splice04: IN -> pipe 1 -> splice -> pipe 2 -> OUT; IN must fit in a pipe. */

@@ -81,6 +81,14 @@ answer_line(long ret)
 }
 
 void
+result_close(long ret, int err, const int fds[], size_t count)
+{
+	result(ret, err);
+	for (size_t i = 0; i < count; i++)
+		close(fds[i]);
+}
+
+void
 die(const char *fmt, ...)
 {
 	int err = errno;
@@ -115,6 +123,17 @@ make_pipe(int p[2])
 {
 	if (pipe2(p, O_CLOEXEC) < 0)
 		die("pipe");
+}
+
+pid_t
+fork_or_die(void)
+{
+	pid_t pid;
+
+	fflush(stdout);
+	if ((pid = fork()) < 0)
+		die("fork");
+	return pid;
 }
 
 int
@@ -377,10 +396,7 @@ call_in_child(child_call *call, void *arg, long nr, const char *returned, const 
 {
 	pid_t pid;
 
-	fflush(stdout);
-	if ((pid = fork()) < 0)
-		die("fork");
-	if (pid == 0) {
+	if ((pid = fork_or_die()) == 0) {
 		long n = call(arg);
 		int err = errno;
 

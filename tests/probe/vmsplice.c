@@ -44,8 +44,8 @@ tee_file(char *argv[])
 }
 
 /* tee02: a file as input, a file as output, one pipe as both. */
-static void
-tee_error_one(const char *kind)
+void
+tee_error(const char *kind)
 {
 	static const char *const kinds[] = { "file-in", "file-out", "same-pipe" };
 	int k = pick("tee-error", kind, kinds, 3);
@@ -61,16 +61,7 @@ tee_error_one(const char *kind)
 		n = tee(p[0], fd, 10, 0);
 	else
 		n = tee(p[0], p[1], 10, 0);
-	result(n, errno);
-	close(fd);
-	close(p[0]);
-	close(p[1]);
-}
-
-void
-tee_error(char *argv[])
-{
-	each_arg(argv, tee_error_one);
+	result_closing(n, errno, fd, p[0], p[1]);
 }
 
 /* LEN bytes of the ramp pattern to stdout, with write(2). */
@@ -124,8 +115,8 @@ vmsplice_file(char *argv[])
 }
 
 /* vmsplice02: a bad descriptor, a file, more than IOV_MAX iovecs. */
-static void
-vmsplice_error_one(const char *kind)
+void
+vmsplice_error(const char *kind)
 {
 	static const char *const kinds[] = { "bad-fd", "file", "too-many-iovecs" };
 	static char block[128];
@@ -146,16 +137,7 @@ vmsplice_error_one(const char *kind)
 		n = vmsplice(file, iov, 1, 0);
 	else
 		n = vmsplice(p[1], iov, IOV_MAX + 1, 0);
-	result(n, errno);
-	close(file);
-	close(p[0]);
-	close(p[1]);
-}
-
-void
-vmsplice_error(char *argv[])
-{
-	each_arg(argv, vmsplice_error_one);
+	result_closing(n, errno, file, p[0], p[1]);
 }
 
 /*
