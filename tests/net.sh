@@ -175,9 +175,12 @@ tcase t_waits_for_peer "splice-tonet returns only once the receiver has read eve
 t_waits_for_peer() {
   random_file f 4194304
   # The receiver's reader starts late: its pipe fills, splice-fromnet waits
-  # with the rest in socket buffers, which would take all 4 MiB.
-  receive_through 'sleep 1.5; exec cat' 127.0.0.1
+  # with the rest in socket buffers, which would take all 4 MiB.  Its 1.5 s
+  # count from the go below, not from its own start: the listener may be
+  # slow to start on a loaded machine.
+  receive_through 'until [ -e go ]; do sleep 0.05; done; sleep 1.5; exec cat' 127.0.0.1
   start=$(date +%s%N)
+  : > go
   send 127.0.0.1 file f
   ms=$(( ($(date +%s%N) - start) / 1000000 ))
   [ "$ms" -ge 1000 ] || fail "splice-tonet exited after $ms ms, before the receiver had read"
