@@ -162,9 +162,10 @@ main(int argc, char *argv[])
 	if (ring_open(&job) < 0)
 		open_warn(&job);
 	else {
+		/* First: once -v's note is out, every status line has the fill. */
+		status_group_add(&(struct status_group){ ring_status_text, NULL, KEEP_FILL });
 		if (common.verbose)
 			note_ring(&job);
-		status_group_add(&(struct status_group){ ring_status_text, NULL, KEEP_FILL });
 		if (ring_run(&job) < 0)
 			xfer_warn(&job.x, "standard input", "standard output");
 	}

@@ -393,8 +393,9 @@ b_usr1() {
   bg_started $pid
   cat b | vmsplice-touser --verify seq -c > n &
   vpid=$!
-  # -v's note comes once the watcher thread, which takes SIGUSR1, runs.
-  wait_text err "buffer: "
+  # -v's note on the ring (not "splice-buffer: pipe capacity") comes once
+  # the status lines have the ring's fill level.
+  wait_text err ": buffer: [0-9]+ bytes in "
   for i in 1 2 3; do
     kill -USR1 "$pid"
     wait_text err "% full$" "$i"
@@ -419,7 +420,7 @@ b_signals() {
     env --default-signal=INT,TERM,HUP splice-buffer -v --progress -m 16M < a > b 2> err &
     pid=$!
     bg_started $gen $sink $pid
-    wait_text err "buffer: "
+    wait_text err ": buffer: [0-9]+ bytes in "
     # A line that counts a byte: -v's totals name a method only once it moved one.
     wait_counted splice-buffer err
     kill -"$sig" "$pid"
