@@ -76,11 +76,14 @@ end_case() {
   [ -z "$case_pid" ] || kill -TERM "-$case_pid" 2> /dev/null
 }
 
-# Every tool the cases run comes from here: the build (or --bindir), with
-# --strict added in strict mode.
-mkdir "$WORK/bin"
+# Every tool the cases run comes from here: a copy of the build's (or
+# --bindir's), with --strict added in strict mode.  A copy, because a case
+# may run a tool as another user, who cannot reach a build in a private
+# directory (a checkout under /root or in a mktemp -d).
+mkdir "$WORK/bin" "$WORK/bin/build"
 for name in $TOOLS; do
-  tool=$BINDIR/$name
+  tool=$WORK/bin/build/$name
+  cp "$BINDIR/$name" "$tool"
   if [ -n "$STRICT$VALGRIND" ]; then
     {
       echo '#!/bin/sh'
