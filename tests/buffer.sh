@@ -238,7 +238,7 @@ b_pipe_size() {
 
 # ---- what a buffer is for ----------------------------------------------------
 
-tcase b_burst "a 32 MiB producer before a -L 16M reader: done with most of it still to read"
+tcase --alone b_burst "a 32 MiB producer before a -L 16M reader: done with most of it still to read"
 b_burst() {
   # The reader takes 8 MiB at 16 MiB/s, then waits for the producer to
   # end: without a buffer it never would, two pipes (2 MiB) from the end.
@@ -257,7 +257,7 @@ b_burst() {
     fail "the producer ended when the reader had $(cat at_end) of 33554432 bytes"
 }
 
-tcase b_rate "-L 4M: 8 MiB go out in 2 s (not under 1.85 s) while the producer ends at once"
+tcase --alone b_rate "-L 4M: 8 MiB go out in 2 s (not under 1.85 s) while the producer ends at once"
 b_rate() {
   : > out
   t0=$(date +%s%N)
@@ -525,7 +525,7 @@ b_strict_refusals() {
   size_is out 0
 }
 
-tcase b_enomem "ENOMEM: from pipe2 (the memfd part), from memfd_create (pipes enough, or exit 1 first)"
+tcase --alone b_enomem "ENOMEM: from pipe2 (the memfd part), from memfd_create (pipes enough, or exit 1 first)"
 b_enomem() {
   need strace
   needs_fallback
@@ -554,7 +554,7 @@ need_nobody() {
   chmod 777 .
 }
 
-tcase b_unprivileged "as nobody, past pipe-user-pages-soft: the memfd part (-v), exact behind a waiting reader"
+tcase --alone b_unprivileged "as nobody, past pipe-user-pages-soft: the memfd part (-v), exact behind a waiting reader"
 b_unprivileged() {
   needs_fallback
   need_nobody
@@ -571,7 +571,7 @@ b_unprivileged() {
   mentions err "(F_SETPIPE_SZ granted the last one [0-9]* bytes), [0-9]* bytes in a memfd"
 }
 
-tcase b_unprivileged_strict "as nobody, past pipe-user-pages-soft, --strict: a clear error, no byte out"
+tcase --alone b_unprivileged_strict "as nobody, past pipe-user-pages-soft, --strict: a clear error, no byte out"
 b_unprivileged_strict() {
   need_nobody
   soft=$(cat /proc/sys/fs/pipe-user-pages-soft)

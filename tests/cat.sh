@@ -143,8 +143,9 @@ t_file_to_file_pipe() {
 
 tcase t_sparse_5g "5 GiB sparse file | wc -c: every byte, 64-bit totals"
 t_sparse_5g() {
-  truncate -s 5G sparse
-  n=$(run_status st splice-cat sparse | wc -c)
+  memory_dir
+  truncate -s 5G "$MEM/sparse"
+  n=$(run_status st splice-cat "$MEM/sparse" | wc -c)
   status 0 "$(cat st)" "splice-cat sparse"
   [ "$n" -eq 5368709120 ] || fail "wc -c says $n, expected 5368709120"
 }
@@ -842,7 +843,7 @@ at() {
   printf '%s' "$2" | dd of="$3" bs=1 seek="$1" conv=notrunc status=none
 }
 
-tcase t_sparse_1g "1 GiB file with one byte written -> file: byte-exact, small on disk, well under 1 s"
+tcase --alone t_sparse_1g "1 GiB file with one byte written -> file: byte-exact, small on disk, well under 1 s"
 t_sparse_1g() {
   need_holes
   truncate -s 1G big
@@ -1177,7 +1178,7 @@ t_fifo_no_writer() {
   same f out
 }
 
-tcase t_unreadable "an unreadable file: permission error, the others copied, exit 1"
+tcase --alone t_unreadable "an unreadable file: permission error, the others copied, exit 1"
 t_unreadable() {
   random_file a 1000
   random_file b 2000
@@ -1213,8 +1214,9 @@ t_pty_eof() {
 
 tcase t_big_count "over 4 GiB: -v counts every byte in 64 bits"
 t_big_count() {
-  truncate -s 4294967297 big
-  splice-cat --verbose big 2> err | splice-cat --verbose > /dev/null 2> err2
+  memory_dir
+  truncate -s 4294967297 "$MEM/big"
+  splice-cat --verbose "$MEM/big" 2> err | splice-cat --verbose > /dev/null 2> err2
   mentions err ": 4294967297 bytes"
   mentions err2 ": 4294967297 bytes"
 }

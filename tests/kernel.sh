@@ -242,7 +242,7 @@ k_splice06_read() {
   done
 }
 
-tcase k_splice06_write "splice06: splice new values into /proc/sys files, read them back (>= 5.11)"
+tcase --alone k_splice06_write "splice06: splice new values into /proc/sys files, read them back (>= 5.11)"
 k_splice06_write() {
   kernel_at_least 5 11 || skip "splice to /proc/sys needs Linux 5.11, this is $(uname -r)"
   [ -w /proc/sys/fs/pipe-max-size ] || skip "/proc/sys/fs/pipe-max-size is not writable here"
@@ -393,7 +393,7 @@ k_fcntl30() {
     fail "get, set to $max, get: '$got'; the pipe holds less than pipe-max-size"
 }
 
-tcase k_fcntl35 "fcntl35: pipe-max-size caps a new pipe without CAP_SYS_RESOURCE, not with it"
+tcase --alone k_fcntl35 "fcntl35: pipe-max-size caps a new pipe without CAP_SYS_RESOURCE, not with it"
 k_fcntl35() {
   need_root "lowers pipe-max-size for a moment"
   [ -w /proc/sys/fs/pipe-max-size ] || skip "/proc/sys/fs/pipe-max-size is not writable here"
@@ -438,7 +438,7 @@ k_pipe12() {
   echo "NOTE: $((cap + 4096)) bytes into a pipe holding one byte: $6 written"
 }
 
-tcase k_pipe15 "pipe15: past pipe-user-pages-soft, a small new pipe; a write into it never hangs"
+tcase --alone k_pipe15 "pipe15: past pipe-user-pages-soft, a small new pipe; a write into it never hangs"
 k_pipe15() {
   soft=$(cat /proc/sys/fs/pipe-user-pages-soft)
   [ "$soft" -gt 0 ] || skip "pipe-user-pages-soft is 0: no soft limit"
@@ -477,7 +477,7 @@ past_max() {
   over=$((max + 1))
 }
 
-tcase k_pipe_eperm_user "F_SETPIPE_SZ past pipe-max-size: EPERM for an unprivileged user"
+tcase --alone k_pipe_eperm_user "F_SETPIPE_SZ past pipe-max-size: EPERM for an unprivileged user"
 k_pipe_eperm_user() {
   past_max
   if [ "$(id -u)" -eq 0 ]; then

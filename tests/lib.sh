@@ -2,7 +2,7 @@
 # Sourced by every area script, and by tests/run.sh, tests/vm.sh and
 # bench/run.sh for the tool list and their own helpers (the last section).
 # An area script defines its cases as shell
-# functions, names each with `tcase FUNCTION "what it checks"`, and ends with
+# functions, names each with `tcase [--alone] FUNCTION "what it checks"`, and ends with
 # `run_area "$@"`.  tests/run.sh runs `sh AREA.sh list` to learn the cases and
 # `sh AREA.sh run FUNCTION` in a fresh temp dir to run one: exit 0 passes,
 # 77 skips (the last "SKIP: reason" line says why), anything else fails.
@@ -27,10 +27,23 @@
 # shellcheck disable=SC2034 # read by the scripts that source this file
 TOOLS="splice-cat splice-tee vmsplice vmsplice-touser splice-fromnet splice-tonet splice-buffer splice-bench"
 
+# tcase [--alone] FUNCTION "what it checks": the case's line of `list` is
+# FUNCTION, its kind (shared, or alone) and what it checks.  --alone: the case
+# measures time or throughput, or needs the whole machine (a busy loop, a
+# rate, an ETA, a bound in seconds that another case's load would break), or
+# changes what every process shares (a sysctl such as pipe-max-size; the
+# pipe pages of the user nobody, which pipe-user-pages-soft counts for all
+# of that user's processes): tests/run.sh runs it after the others, with
+# nothing beside it.
 CASES=
 tcase() {
+  _kind=shared
+  if [ "$1" = --alone ]; then
+    _kind=alone
+    shift
+  fi
   CASES="$CASES
-$1 $2"
+$1 $_kind $2"
 }
 
 run_area() {
@@ -88,7 +101,8 @@ status() {
 # wc -c).  An empty or garbled FILE (the step that wrote it failed) fails the
 # case with WHAT, never with a shell error from the comparison.
 counted() {
-  _count=$(cat "$1" 2> /dev/null) || _count=
+  _count=
+  { read -r _count < "$1"; } 2> /dev/null || :
   case $_count in
   '' | *[!0-9]*) fail "$3: no byte count (${_count:-empty})" ;;
   esac
@@ -160,8 +174,26 @@ wait_until() {
 }
 
 # state_of PID: the one-letter state of PID's main thread ('' when gone).
+# Shell builtins alone (the name in parentheses may hold ") "): the wait
+# loops call it 20 times a second, and a sed and a cut each time cost more
+# CPU than many a case.
 state_of() {
-  sed 's/.*) //' "/proc/$1/stat" 2> /dev/null | cut -d' ' -f1
+  _stat=
+  { read -r _stat < "/proc/$1/stat"; } 2> /dev/null || :
+  [ -z "$_stat" ] || { _stat=${_stat##*) }; echo "${_stat%% *}"; }
+}
+
+# stat_field PID N: field N of /proc/PID/stat counted after the name's
+# parenthesis (1 the state, 2 the parent, 3 the process group, 4 the
+# session), by shell builtins; nothing when PID is gone.
+stat_field() {
+  _stat=
+  { read -r _stat < "/proc/$1/stat"; } 2> /dev/null || :
+  [ -n "$_stat" ] || return 0
+  # shellcheck disable=SC2086 # the fields, one a word
+  set -- $2 ${_stat##*) }
+  shift "$1"
+  echo "$1"
 }
 
 # sleeping PID: PID's main thread sleeps, which a tool does only when it
@@ -175,8 +207,11 @@ sleeping() {
 # start under valgrind) a signal's default action would end it, as it
 # would end dd.
 watching() {
-  _threads=$(sed -n 's/^Threads:[^0-9]*//p' "/proc/$1/status" 2> /dev/null)
-  [ "${_threads:-0}" -ge 2 ]
+  _threads=0
+  while read -r _key _value; do
+    [ "$_key" != Threads: ] || { _threads=$_value; break; }
+  done < "/proc/$1/status" 2> /dev/null || :
+  [ "$_threads" -ge 2 ]
 }
 
 # nonempty FILE: FILE has a byte in it.
@@ -212,13 +247,31 @@ child_sleeps() {
 # Background pids of the case (timeout(1), setsid'd tools, feeders, sinks):
 # at exit each is ended with its children, by pid, if still there.
 BG=
+# Paths outside the case's directory (memory_dir's) go at exit too.
+GONE_AT_EXIT=
 end_background() {
   for _p in $BG; do
     # shellcheck disable=SC2046 # one pid per word
     kill $(cat "/proc/$_p/task/$_p/children" 2> /dev/null) "$_p" 2> /dev/null || :
   done
+  # shellcheck disable=SC2086 # one path per word, made by mktemp
+  [ -z "$GONE_AT_EXIT" ] || rm -rf $GONE_AT_EXIT
 }
 trap end_background EXIT
+
+# memory_dir: MEM, a new directory of the case's on a tmpfs (/dev/shm),
+# removed at exit, or "." where there is none.  A hole there reads as zeros
+# without filling the page cache: the first read of 5 GiB of holes on ext4
+# cost 12 s and 21 s of CPU, where the size, not the file system, is the point.
+memory_dir() {
+  MEM=
+  [ -d /dev/shm ] && [ -w /dev/shm ] && MEM=$(mktemp -d /dev/shm/splice-case.XXXXXX 2> /dev/null)
+  if [ -n "$MEM" ]; then
+    GONE_AT_EXIT="$GONE_AT_EXIT $MEM"
+  else
+    MEM=.
+  fi
+}
 
 # bg_started [PID...]: the case's exit ends PID (default $!, the last
 # background command) if still running.
@@ -431,9 +484,10 @@ reap_within() {
 # session_left SID: pids of live (not zombie) processes of session SID.
 session_left() {
   for _d in /proc/[0-9]*; do
-    _s=$(sed 's/.*) //' "$_d/stat" 2> /dev/null) || continue
+    _s=
+    { read -r _s < "$_d/stat"; } 2> /dev/null || continue
     # shellcheck disable=SC2086 # fields: state ppid pgrp session ...
-    set -- $_s
+    set -- ${_s##*) }
     [ "${4:-}" = "$SID_WANTED" ] && [ "$1" != Z ] && echo "${_d#/proc/}"
   done
   :
@@ -471,7 +525,7 @@ start_tool() {
 
 # leads_session PID: PID has run setsid(2): its session is its own.
 leads_session() {
-  [ "$(sed 's/.*) //' "/proc/$1/stat" 2> /dev/null | cut -d' ' -f4)" = "$1" ]
+  [ "$(stat_field "$1" 4)" = "$1" ]
 }
 
 # has_children PID: PID has forked (splice-bench: its workers run).
@@ -496,9 +550,13 @@ need_default_signal() {
 # shellcheck disable=SC2034 # read by the scripts that source this file
 SIGNALS_BACK="env --default-signal=INT,TERM,HUP"
 
-# now_ms: CLOCK_REALTIME in milliseconds (GNU date).
+# now_ms: milliseconds since boot, to the hundredth of a second
+# (/proc/uptime, read without a process: loops call it 100 times a second).
 now_ms() {
-  date +%s%3N
+  read -r _up _ < /proc/uptime
+  _up=${_up%.*}${_up#*.}
+  _up=${_up#"${_up%%[!0]*}"}
+  echo $(( ${_up:-0} * 10 ))
 }
 
 # lines_with FILE TEXT: how many lines of FILE hold TEXT.
@@ -543,9 +601,11 @@ ends_by() {
 
 # ---- signals mid-transfer ------------------------------------------------------
 
-# feed FIFO: vmsplice -s inf -p seq into FIFO, in the background.
+# feed FIFO: vmsplice -s inf -p seq -L 64M into FIFO, in the background.
 feed() {
-  timeout 30 vmsplice -s inf -p seq > "$1" 2> /dev/null &
+  # At 64 MiB/s: bytes flow, and three processes do not take two CPUs
+  # for as long as a case waits.
+  timeout 30 vmsplice -s inf -p seq -L 64M > "$1" 2> /dev/null &
   bg_started
 }
 

@@ -235,7 +235,7 @@ t_fill() {
   :
 }
 
-tcase t_eta_window "the ETA follows the rate of the last ten seconds, not the whole run's average"
+tcase --alone t_eta_window "the ETA follows the rate of the last ten seconds, not the whole run's average"
 t_eta_window() {
   # 64 MiB at once, then 13 MiB at 1 MiB/s: from 11 s on the average says
   # 0:00:00 left, the last ten seconds say what is left at 1 MiB/s.
@@ -338,8 +338,7 @@ t_ending_signals() {
 
 # ended PID: true once PID (a child of this shell) is dead or gone.
 ended() {
-  _state=$(sed 's/.*) //' "/proc/$1/stat" 2> /dev/null | cut -d' ' -f1)
-  case $_state in '' | Z | X) return 0 ;; esac
+  case $(state_of "$1") in '' | Z | X) return 0 ;; esac
   return 1
 }
 
@@ -461,7 +460,7 @@ limited() {
 # not take less than 3 s - 5 %.  A loaded 2-core machine can only make it
 # slower, so the upper bound is loose (+50 %): slowness that is ours shows
 # in the progress line's average, checked to 5 % too.
-tcase t_rate_limit "-L 2M: 6 MiB take 3 s (not under 2.85 s), progress shows about 2.0 MiB/s"
+tcase --alone t_rate_limit "-L 2M: 6 MiB take 3 s (not under 2.85 s), progress shows about 2.0 MiB/s"
 t_rate_limit() {
   limited 2.85 4.5 "vmsplice -s 6M | splice-cat -L 2M --progress 2> err > out"
   [ "$(wc -c < out)" -eq 6291456 ] || fail "copied $(wc -c < out) bytes"
@@ -472,7 +471,7 @@ t_rate_limit() {
   [ "$(lines_with err copied)" -ge 3 ] || fail "fewer than 3 status lines in 3 s"
 }
 
-tcase t_rate_limit_tools "-L on vmsplice, splice-tee and splice-tonet: 2 MiB at 2M take 1 s"
+tcase --alone t_rate_limit_tools "-L on vmsplice, splice-tee and splice-tonet: 2 MiB at 2M take 1 s"
 t_rate_limit_tools() {
   limited 0.95 2.5 "vmsplice -s 2M -L 2M -p seq | vmsplice-touser --verify seq"
   limited 0.95 2.5 "vmsplice -s 2M -p seq | splice-tee -L 2M copy | vmsplice-touser --verify seq"

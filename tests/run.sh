@@ -1,24 +1,37 @@
 #!/bin/sh
 # The splice-tools test harness: runs every case of every area script
-# (tests/*.sh but this one, lib.sh and vm.sh), each in a private temp dir under a
-# timeout, prints TAP, and ends with "N passed, N failed, N skipped".
+# (tests/*.sh but this one, lib.sh and vm.sh), each in a private temp dir and
+# process group under a timeout, N at a time; prints TAP in the cases' order,
+# where the time went, and ends with "N passed, N failed, N skipped".
 #
-#   tests/run.sh [--bindir DIR] [--helpers DIR] [--strict] [--valgrind] [--timeout SECS]
-#                [--tap] [AREA|CASE]...
+#   tests/run.sh [-j N] [--bindir DIR] [--helpers DIR] [--strict] [--valgrind]
+#                [--timeout SECS] [--tap] [AREA|CASE]...
 #   tests/run.sh --list-areas
+#   tests/run.sh --list [AREA|CASE]...
 #
+# -j N       run N cases at once (default: the online CPUs plus one, at
+#            least 2); the cases an area names with `tcase --alone` run
+#            after the others, one at a time, with nothing beside them
 # --bindir   where the tools are (default: ./build beside tests/)
 # --helpers  where the test helpers are (default: BINDIR/tests)
 # --strict   pass --strict to every tool: the kernel smoke test mode; cases
 #            that exist to test a fallback are skipped, named.
 # --valgrind run every tool under valgrind --leak-check=full; an error or a
 #            definite leak makes the tool exit 1.
+# --timeout  end a case still running after SECS (default 300)
 # --tap      nothing but TAP on stdout, for a TAP consumer (meson test): the
 #            closing count is a "# " comment line, a failed case's log goes
 #            to stderr, and failed cases leave the exit status 0 (the
 #            consumer counts them).
 # --list-areas  print the areas, one a line, and exit (meson.build reads it)
-# AREA|CASE  run only these areas (cat, man, ...) or cases (t_to_pipe, ...)
+# --list     print the cases that would run, "N AREA KIND NAME WHAT" a line,
+#            and exit
+# --as NAME  the name its messages give (splice-selftest passes its own)
+# AREA|CASE  run only these areas (cat, man, ...) or cases (t_to_pipe, ...);
+#            a name that is neither is a usage error, and nothing runs.
+#
+# The order, and so each case's number, is the same whatever -j: the shared
+# cases area by area, then the alone ones area by area.
 set -u
 
 TESTS=$(cd "$(dirname "$0")" && pwd)
@@ -29,11 +42,25 @@ VALGRIND=
 CASE_TIMEOUT=300
 FILTER=
 TAP_ONLY=
+JOBS=
+LIST=
+PROG=run.sh
 
 usage() {
-  echo "usage: $0 [--bindir DIR] [--helpers DIR] [--strict] [--valgrind] [--timeout SECS]" \
-    "[--tap] [AREA|CASE]..."
+  echo "usage: $0 [-j N] [--bindir DIR] [--helpers DIR] [--strict] [--valgrind]" \
+    "[--timeout SECS] [--tap] [AREA|CASE]..."
   echo "       $0 --list-areas"
+  echo "       $0 --list [AREA|CASE]..."
+}
+
+usage_error() {
+  echo "$PROG: $*" >&2
+  if [ "$PROG" = run.sh ]; then
+    usage >&2
+  else
+    echo "Try '$PROG --help'." >&2
+  fi
+  exit 2
 }
 
 # The areas: every tests/*.sh but this runner, lib.sh and vm.sh (which runs
@@ -46,35 +73,95 @@ areas() {
   done
 }
 
+# positive WHAT VALUE: VALUE is a whole number above 0, or a usage error.
+positive() {
+  case $2 in
+  '' | *[!0-9]*) usage_error "$1: not a positive whole number: '$2'" ;;
+  esac
+  [ "$2" -gt 0 ] || usage_error "$1: not a positive whole number: '$2'"
+}
+
 while [ $# -gt 0 ]; do
   case $1 in
-  --bindir) BINDIR=${2:?--bindir needs a directory}; shift 2 ;;
+  -j) [ $# -ge 2 ] || usage_error "-j needs a number"; JOBS=$2; shift 2 ;;
+  -j*) JOBS=${1#-j}; shift ;;
+  --jobs=*) JOBS=${1#*=}; shift ;;
+  --bindir) [ $# -ge 2 ] || usage_error "--bindir needs a directory"; BINDIR=$2; shift 2 ;;
   --bindir=*) BINDIR=${1#*=}; shift ;;
-  --helpers) HELPERS=${2:?--helpers needs a directory}; shift 2 ;;
+  --helpers) [ $# -ge 2 ] || usage_error "--helpers needs a directory"; HELPERS=$2; shift 2 ;;
+  --helpers=*) HELPERS=${1#*=}; shift ;;
   --strict) STRICT=1; shift ;;
   --valgrind) VALGRIND=1; shift ;;
-  --timeout) CASE_TIMEOUT=${2:?}; shift 2 ;;
+  --timeout) [ $# -ge 2 ] || usage_error "--timeout needs seconds"; CASE_TIMEOUT=$2; shift 2 ;;
+  --timeout=*) CASE_TIMEOUT=${1#*=}; shift ;;
   --tap) TAP_ONLY=1; shift ;;
   --list-areas) areas; exit 0 ;;
+  --list) LIST=1; shift ;;
+  --as) [ $# -ge 2 ] || usage_error "--as needs a name"; PROG=$2; shift 2 ;;
   -h|--help) usage; exit 0 ;;
-  -*) usage >&2; exit 2 ;;
+  -*) usage_error "unknown option: $1" ;;
+  '') usage_error "an empty name of an area or case" ;;
   *) FILTER="$FILTER $1"; shift ;;
   esac
 done
+positive --timeout "$CASE_TIMEOUT"
+if [ -z "$JOBS" ]; then
+  JOBS=$(( $(getconf _NPROCESSORS_ONLN 2> /dev/null || nproc 2> /dev/null || echo 1) + 1 ))
+  [ "$JOBS" -ge 2 ] || JOBS=2
+fi
+positive -j "$JOBS"
 
 . "$TESTS/lib.sh"
-find_tools run.sh
+[ -n "$LIST" ] || find_tools "$PROG"
 
 work_dir "${TMPDIR:-/tmp}/splice-tests.XXXXXX"
 # Readable by all: a case may run a tool as another user.
 chmod 755 "$WORK"
 
-# Interrupted (a ^C, or a runner that ends the harness's process group),
-# the loop ends the case that runs: it leads a process group of its own.
-case_pid=
-end_case() {
-  [ -z "$case_pid" ] || kill -TERM "-$case_pid" 2> /dev/null
+# centis: sets centis to the hundredths of a second since boot, without a
+# process: under an emulated CPU (tests/vm.sh) each one a case costs is felt.
+centis() {
+  read -r centis _ < /proc/uptime
+  centis=${centis%.*}${centis#*.}
+  centis=${centis#"${centis%%[!0]*}"}
+  centis=${centis:-0}
 }
+centis
+run_start=$centis
+
+export TESTS
+# The plan: one line a case, "N AREA KIND NAME WHAT", shared cases first.
+# An operand that names no area and no case stops the run before any case.
+for area in $(areas); do
+  sh "$TESTS/$area.sh" list > "$WORK/list.$area" ||
+    { echo "$PROG: $TESTS/$area.sh list failed" >&2; exit 1; }
+done
+for f in $FILTER; do
+  [ -f "$WORK/list.$f" ] || awk -v f="$f" '$1 == f { found = 1 } END { exit !found }' \
+    "$WORK"/list.* || usage_error "no such area or case: '$f'"
+done
+selected() {
+  [ -z "$FILTER" ] && return 0
+  for f in $FILTER; do
+    [ "$f" = "$1" ] || [ "$f" = "$2" ] && return 0
+  done
+  return 1
+}
+total=0
+for pass in shared alone; do
+  for area in $(areas); do
+    while read -r name kind desc; do
+      [ -n "$name" ] && [ "$kind" = "$pass" ] || continue
+      selected "$area" "$name" || continue
+      total=$((total + 1))
+      echo "$total $area $kind $name $desc"
+    done < "$WORK/list.$area"
+  done
+done > "$WORK/plan"
+if [ -n "$LIST" ]; then
+  cat "$WORK/plan"
+  exit 0
+fi
 
 # Every tool the cases run comes from here: a copy of the build's (or
 # --bindir's), with --strict added in strict mode.  A copy, because a case
@@ -103,7 +190,7 @@ PATH=$WORK/bin:$PATH
 export PATH TESTS BINDIR HELPERS STRICT VALGRIND
 
 if [ -n "$VALGRIND" ] && ! command -v valgrind > /dev/null; then
-  echo "run.sh: --valgrind: valgrind is not installed" >&2
+  echo "$PROG: --valgrind: valgrind is not installed" >&2
   exit 2
 fi
 
@@ -111,97 +198,142 @@ if [ -n "$STRICT" ]; then
   echo "# strict mode: every tool runs with --strict (kernel smoke test)"
 fi
 echo "# kernel $(uname -r), tools from $BINDIR"
+echo "# $JOBS cases at a time"
 
-# now_secs: sets now to the seconds since boot, without a process: under an
-# emulated CPU (tests/vm.sh) each one a case costs is felt.
-now_secs() {
-  read -r now _ < /proc/uptime
-  now=${now%%.*}
+# run_case N AREA NAME: the case in the background, in case.N, under
+# timeout(1), which leads a process group of its own: whatever the case
+# left running (a listener of a case that failed) is named and ended by
+# that group's id.  Writes "STATUS CENTISECONDS" to case.N/.result, then
+# N to the descriptor 3, the runner's FIFO.
+run_case() {
+  _dir=$WORK/case.$1
+  centis
+  _start=$centis
+  (cd "$_dir" && exec timeout -k 10 "$CASE_TIMEOUT" sh "$TESTS/$2.sh" run "$3") \
+    > "$_dir/.log" 2>&1 < /dev/null 3>&- &
+  _pid=$!
+  echo "$_pid" > "$_dir/.pid"
+  wait "$_pid"
+  _status=$?
+  if kill -0 "-$_pid" 2> /dev/null; then
+    # Dead ones waiting for init to reap them are not worth a note.
+    ps -e -o pgid= -o stat= -o args= |
+      awk -v g="$_pid" '$1 == g && $2 !~ /^Z/ { $1 = ""; $2 = ""; print "NOTE: left running:" $0 }' \
+      >> "$_dir/.log"
+    kill -TERM "-$_pid" 2> /dev/null
+    sleep 1
+    kill -KILL "-$_pid" 2> /dev/null
+  fi
+  centis
+  # CPU seconds: the user and system time of the case's processes that
+  # were waited for, from the second line of times.
+  times > "$_dir/.times"
+  echo "$_status $((centis - _start))" > "$_dir/.result"
+  echo "$1" >&3
 }
 
-selected() {
-  [ -z "$FILTER" ] && return 0
-  for f in $FILTER; do
-    [ "$f" = "$1" ] || [ "$f" = "$2" ] && return 0
+# Interrupted (a ^C, or a runner that ends the harness's process group),
+# the runner ends every case that runs: each leads a process group.
+end_cases() {
+  for _pidfile in "$WORK"/case.*/.pid; do
+    [ -f "$_pidfile" ] || continue
+    [ -f "${_pidfile%.pid}.result" ] || kill -TERM "-$(cat "$_pidfile")" 2> /dev/null
   done
-  return 1
+}
+trap 'end_cases; exit 130' INT
+trap 'end_cases; exit 143' TERM
+
+# report N: the TAP line of the finished case N (its log after it when it
+# failed), counted; its directory goes.
+passed=0 failed=0 skipped=0
+report() {
+  _dir=$WORK/case.$1
+  read -r _status _cs < "$_dir/.result"
+  eval "_title=\$title_$1"
+  _secs=$((_cs / 100))
+  { read -r _ _; read -r _user _sys; } < "$_dir/.times"
+  echo "$_cs $1 $_user $_sys $_title" >> "$WORK/times"
+  if [ "$_status" -eq 0 ]; then
+    echo "ok $1 - $_title (${_secs}s)"
+    # Informational findings of a passing case, e.g. the vmsplice reuse hazard.
+    while IFS= read -r line; do
+      case $line in "NOTE: "*) echo "#   ${line#NOTE: }" ;; esac
+    done < "$_dir/.log"
+    passed=$((passed + 1))
+  elif [ "$_status" -eq 77 ]; then
+    reason=$(sed -n 's/^SKIP: //p' "$_dir/.log" | tail -n 1)
+    echo "ok $1 - $_title # SKIP ${reason:-no reason given}"
+    skipped=$((skipped + 1))
+  else
+    [ "$_status" -eq 124 ] && echo "timed out after ${CASE_TIMEOUT}s" >> "$_dir/.log"
+    echo "not ok $1 - $_title (exit $_status)"
+    if [ -n "$TAP_ONLY" ]; then
+      # meson test shows a TAP test's stderr (--print-errorlogs), not its comments.
+      { echo "not ok $1 - $_title"; sed 's/^/#   /' "$_dir/.log" | tail -n 40; } >&2
+    else
+      sed 's/^/#   /' "$_dir/.log" | tail -n 40
+    fi
+    failed=$((failed + 1))
+  fi
+  rm -rf "$_dir"
 }
 
-n=0 passed=0 failed=0 skipped=0
-for area in $(areas); do
-  area_script=$TESTS/$area.sh
-  list=$(sh "$area_script" list) || { echo "run.sh: $area_script list failed" >&2; exit 1; }
-  # Each line of the list: NAME DESCRIPTION...
-  echo "$list" | {
-    trap 'end_case; exit 130' INT
-    trap 'end_case; exit 143' TERM
-    while read -r name desc; do
-      [ -n "$name" ] || continue
-      selected "$area" "$name" || continue
-      n=$((n + 1))
-      dir=$WORK/case.$n
-      mkdir "$dir"
-      now_secs
-      start=$now
-      # timeout(1) leads a process group of its own: whatever the case left
-      # running in the background (a listener of a case that failed) is
-      # ended with it, by that group's id.
-      (cd "$dir" && exec timeout -k 10 "$CASE_TIMEOUT" sh "$area_script" run "$name") \
-        > "$dir/.log" 2>&1 < /dev/null &
-      case_pid=$!
-      wait "$case_pid"
-      status=$?
-      if kill -0 "-$case_pid" 2> /dev/null; then
-        # Dead ones waiting for init to reap them are not worth a note.
-        ps -e -o pgid= -o stat= -o args= |
-          awk -v g="$case_pid" '$1 == g && $2 !~ /^Z/ { $1 = ""; $2 = ""; print "NOTE: left running:" $0 }' \
-          >> "$dir/.log"
-        kill -TERM "-$case_pid" 2> /dev/null
-        sleep 1
-        kill -KILL "-$case_pid" 2> /dev/null
-      fi
-      now_secs
-      secs=$((now - start))
-      title="$area: $desc"
-      if [ $status -eq 0 ]; then
-        echo "ok $n - $title (${secs}s)"
-        # Informational findings of a passing case, e.g. the vmsplice reuse hazard.
-        while IFS= read -r line; do
-          case $line in "NOTE: "*) echo "#   ${line#NOTE: }" ;; esac
-        done < "$dir/.log"
-        passed=$((passed + 1))
-      elif [ $status -eq 77 ]; then
-        reason=$(sed -n 's/^SKIP: //p' "$dir/.log" | tail -n 1)
-        echo "ok $n - $title # SKIP ${reason:-no reason given}"
-        skipped=$((skipped + 1))
-      else
-        [ $status -eq 124 ] && echo "timed out after ${CASE_TIMEOUT}s" >> "$dir/.log"
-        echo "not ok $n - $title (exit $status)"
-        if [ -n "$TAP_ONLY" ]; then
-          # meson test shows a TAP test's stderr (--print-errorlogs), not its comments.
-          { echo "not ok $n - $title"; sed 's/^/#   /' "$dir/.log" | tail -n 40; } >&2
-        else
-          sed 's/^/#   /' "$dir/.log" | tail -n 40
-        fi
-        failed=$((failed + 1))
-      fi
-      rm -rf "$dir"
-    done
-    echo "$n $passed $failed $skipped" > "$WORK/count.$area"
-  }
-  read -r n p f s < "$WORK/count.$area"
-  passed=$p failed=$f skipped=$s
+# The loop: start cases while fewer than JOBS run (an alone case only when
+# none runs, and nothing beside it), print every finished case whose turn
+# has come, then wait on the FIFO for the next to finish.
+mkfifo "$WORK/finished"
+exec 3<> "$WORK/finished"
+: > "$WORK/times"
+while read -r i area kind name desc; do
+  eval "area_$i=\$area kind_$i=\$kind name_$i=\$name title_$i=\"\$area: \$desc\""
+done < "$WORK/plan"
+running=0 next_start=1 next_report=1 alone_runs=
+while [ "$next_report" -le "$total" ]; do
+  while [ "$next_start" -le "$total" ] && [ "$running" -lt "$JOBS" ] && [ -z "$alone_runs" ]; do
+    eval "kind=\$kind_$next_start area=\$area_$next_start name=\$name_$next_start"
+    if [ "$kind" = alone ]; then
+      [ "$running" -eq 0 ] || break
+      alone_runs=1
+    fi
+    mkdir "$WORK/case.$next_start"
+    run_case "$next_start" "$area" "$name" &
+    running=$((running + 1))
+    next_start=$((next_start + 1))
+  done
+  while [ "$next_report" -le "$total" ] && [ -f "$WORK/case.$next_report/.result" ]; do
+    report "$next_report"
+    next_report=$((next_report + 1))
+  done
+  [ "$next_report" -le "$total" ] || break
+  read -r _finished <&3
+  running=$((running - 1))
+  alone_runs=
 done
+exec 3>&-
 
-echo "1..$n"
+centis
+echo "1..$total"
+# Where the time went: the whole run, the ten slowest cases.
+# Where the time went: the whole run, its CPU seconds, the ten slowest
+# cases (seconds of wall clock, then of CPU).
+awk -v total="$total" -v wall=$(( (centis - run_start) / 100 )) -v jobs="$JOBS" '
+  function secs(t, m) { m = t; sub(/m.*/, "", m); sub(/^[0-9]+m/, "", t); return m * 60 + t }
+  { cpu += secs($3) + secs($4) }
+  END { printf "# %d cases in %d s, %d at a time, %.0f s of CPU; the slowest:\n", total, wall, jobs, cpu }
+' "$WORK/times"
+sort -rn "$WORK/times" | head -n 10 |
+  awk '
+    function secs(t, m) { m = t; sub(/m.*/, "", m); sub(/^[0-9]+m/, "", t); return m * 60 + t }
+    { t = $1; n = $2; c = secs($3) + secs($4); sub(/^[^ ]+ [^ ]+ [^ ]+ [^ ]+ /, "")
+      printf "#   %5.1f s (CPU %5.1f s)  %d - %s\n", t / 100, c, n, $0 }'
 summary="$passed passed, $failed failed"
 [ "$skipped" -eq 0 ] || summary="$summary, $skipped skipped"
 if [ -n "$TAP_ONLY" ]; then
   # The consumer counts the "not ok" lines: a failing exit status would tell
   # it the harness broke (meson test: ERROR instead of FAIL).
   echo "# $summary"
-  [ "$n" -gt 0 ]
+  [ "$total" -gt 0 ]
 else
   echo "$summary"
-  [ "$failed" -eq 0 ] && [ "$n" -gt 0 ]
+  [ "$failed" -eq 0 ] && [ "$total" -gt 0 ]
 fi
