@@ -89,7 +89,7 @@ tcase e_flags_std_files \
 e_flags_std_files() {
   WF=$(helper with-flags)
   # Off every block boundary: O_DIRECT refuses an unaligned tail.
-  random_file in 1000000
+  random_file in 300001
   cat -A < in > in.A
   flags="nonblock append sync"
   if "$WF" 0=in:direct -- true 2> /dev/null; then

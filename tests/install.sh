@@ -92,6 +92,47 @@ t_installed_areas() {
   same want got
 }
 
+tcase t_selftest_operands \
+  "splice-selftest and run.sh: an unknown, empty or misspelt name, a bad -j or --timeout, an empty --kernel: exit 2, nothing run"
+t_selftest_operands() {
+  install_tree
+  helpers=$(dirname "$(find "$PWD/root" -name splice-probe)")
+  for runner in "$selftest" "sh $harness/run.sh --bindir $PREFIX/bin --helpers $helpers"; do
+    name=${runner%% *}
+    name=${name##*/}
+    [ "$name" = sh ] && name=run.sh
+    # One good name beside a misspelt one: nothing runs, the bad one named.
+    for args in "k_splice01 k_splice1O" "k_splice1O" "kernel nosuch" "" "-j 0" "-j x" "--jobs=x" \
+      "--timeout abc" "--timeout=" "--timeout 0"; do
+      case $args in
+      "") set -- k_splice01 "" ;;
+      *) set -f; set -- $args; set +f ;;
+      esac
+      # shellcheck disable=SC2086 # the runner's words
+      run_status st $runner "$@" > out 2> err
+      status 2 "$(cat st)" "$name $args"
+      grep -q "^ok\|^not ok" out && { cat out >&2; fail "$name $args ran a case"; }
+      mentions err "^$name: "
+      case $args in
+      *k_splice1O*) mentions err "no such area or case: 'k_splice1O'" ;;
+      *nosuch*) mentions err "'nosuch'" ;;
+      esac
+    done
+    # --opt=value as --opt value.
+    # shellcheck disable=SC2086 # the runner's words
+    run_status st $runner --timeout=60 -j1 k_splice01 > out 2> err
+    status 0 "$(cat st)" "$name --timeout=60 -j1 k_splice01"
+    mentions out "^1 passed, 0 failed$"
+  done
+  run_status st "$selftest" --kernel= kernel > out 2> err
+  status 2 "$(cat st)" "splice-selftest --kernel= kernel"
+  mentions err "^splice-selftest: --kernel needs an image"
+  run_status st "$selftest" --kernel "" kernel > out 2> err
+  status 2 "$(cat st)" "splice-selftest --kernel '' kernel"
+  mentions err "^splice-selftest: --kernel needs an image"
+  [ ! -s out ] || { cat out >&2; fail "an empty --kernel wrote to stdout"; }
+}
+
 tcase t_harness_ends_leftovers "the harness ends what a case leaves running, passing or failing, and names it"
 t_harness_ends_leftovers() {
   # A copy of the harness with one area of two cases that leave a sleeper.

@@ -160,6 +160,21 @@ t_numeric() {
   [ "$(tail -n 1 bytes)" -eq 3145728 ] || fail "last count $(tail -n 1 bytes)"
 }
 
+tcase t_nothing_done "nothing to do is done: vmsplice -s 0 and --size 0 say 100 (--numeric) and 100%"
+t_nothing_done() {
+  vmsplice -s 0 --numeric 2> err | cat > out
+  [ ! -s out ] || fail "vmsplice -s 0 wrote bytes"
+  [ "$(cat err)" = 100 ] || { cat err >&2; fail "vmsplice -s 0 --numeric: not 100"; }
+  vmsplice -s 0 --progress 2> err | cat > out
+  mentions err "^0 bytes copied, .*, 100%, ETA 0:00:00$"
+  : | splice-cat --size 0 --numeric 2> err | cat > out
+  [ "$(cat err)" = 100 ] || { cat err >&2; fail "splice-cat --size 0 --numeric: not 100"; }
+  # A file that says it is empty may lie (procfs): no percent, the count.
+  : > empty
+  splice-cat --numeric empty 2> err | cat > out
+  [ "$(cat err)" = 0 ] || { cat err >&2; fail "splice-cat --numeric of an empty file: not 0"; }
+}
+
 tcase t_percent "percent and ETA: vmsplice -s, splice-cat of regular files; none from a pipe"
 t_percent() {
   vmsplice -s 3M -L 2M --progress 2> err | splice-cat > /dev/null
@@ -407,40 +422,43 @@ blocked_stderr_end() {
   status $((128 + _n)) "$(cat st)" "$1 with a full stderr, after SIG$_sig"
 }
 
-tcase t_blocked_stderr "stderr a full pipe nobody reads: every tool ends on SIGTERM/INT/HUP in 1 s, 128+N"
+tcase t_blocked_stderr "stderr a full pipe nobody reads: every tool ends on SIGTERM, INT or HUP in 1 s, 128+N"
 t_blocked_stderr() {
   mkfifo in out errp
   # This shell holds the FIFO open at both ends and never reads: then it is filled.
   exec 8<> errp
   dd if=/dev/zero of=errp bs=4096 count=1024 oflag=nonblock 2> /dev/null || :
-  for sig in TERM INT HUP; do
-    for tool in splice-cat splice-tee vmsplice-touser vmsplice splice-fromnet splice-tonet \
-        splice-bench; do
-      vmsplice -s inf -L 64M > in 2> /dev/null &
-      gen=$!
-      splice-cat < out > /dev/null 2>&1 &
-      sink=$!
-      case $tool in
-      splice-cat) blocked_stderr_end $sig splice-cat ;;
-      splice-tee) blocked_stderr_end $sig splice-tee copy ;;
-      vmsplice-touser) blocked_stderr_end $sig vmsplice-touser ;;
-      vmsplice) blocked_stderr_end $sig vmsplice -s inf -L 64M ;;
-      splice-fromnet)
-        # Its "listening on" line waits in the full pipe too.
-        blocked_stderr_end $sig splice-fromnet -b 127.0.0.1 0 ;;
-      splice-tonet)
-        start_receiver /dev/null lerr splice-fromnet -b 127.0.0.1 0
-        lpid=$RPID port=$PORT
-        blocked_stderr_end $sig splice-tonet 127.0.0.1 "$port"
-        # It may have been ended before it connected.
-        kill $lpid 2> /dev/null || :
-        wait $lpid || : ;;
-      splice-bench) blocked_stderr_end $sig splice-bench -c pipe-rw-64k -s 1G -r 3 ;;
-      esac
-      kill $gen $sink 2> /dev/null || :
-      wait $gen || :
-      wait $sink || :
-    done
+  # Each tool once, the signals in turn: the three take one path, the
+  # watcher's, and each is sent to more than one tool.
+  set -- TERM INT HUP TERM INT HUP TERM
+  for tool in splice-cat splice-tee vmsplice-touser vmsplice splice-fromnet splice-tonet \
+      splice-bench; do
+    sig=$1
+    shift
+    vmsplice -s inf -L 64M > in 2> /dev/null &
+    gen=$!
+    splice-cat < out > /dev/null 2>&1 &
+    sink=$!
+    case $tool in
+    splice-cat) blocked_stderr_end $sig splice-cat ;;
+    splice-tee) blocked_stderr_end $sig splice-tee copy ;;
+    vmsplice-touser) blocked_stderr_end $sig vmsplice-touser ;;
+    vmsplice) blocked_stderr_end $sig vmsplice -s inf -L 64M ;;
+    splice-fromnet)
+      # Its "listening on" line waits in the full pipe too.
+      blocked_stderr_end $sig splice-fromnet -b 127.0.0.1 0 ;;
+    splice-tonet)
+      start_receiver /dev/null lerr splice-fromnet -b 127.0.0.1 0
+      lpid=$RPID port=$PORT
+      blocked_stderr_end $sig splice-tonet 127.0.0.1 "$port"
+      # It may have been ended before it connected.
+      kill $lpid 2> /dev/null || :
+      wait $lpid || : ;;
+    splice-bench) blocked_stderr_end $sig splice-bench -c pipe-rw-64k -s 1G -r 3 ;;
+    esac
+    kill $gen $sink 2> /dev/null || :
+    wait $gen || :
+    wait $sink || :
   done
 }
 
