@@ -400,6 +400,8 @@ void account_input(uint64_t n);
  * unknown; 0 says nothing either (procfs's sizes).  A --size wins.
  */
 void account_set_total(uint64_t bytes);
+/* The same for a size the user gave (vmsplice -s): there 0 bytes is a total. */
+void account_set_exact_total(uint64_t bytes);
 /*
  * Rates and --progress count from the tool's start; a tool that first waits
  * (a listener for its peer) calls this when the transfer begins.

@@ -562,7 +562,7 @@ main(int argc, char *argv[])
 	if (!size_given)
 		size = 2 * (uint64_t)half;
 	if (!endless)
-		account_set_total(size);
+		account_set_exact_total(size);
 	status_pipes(-1, to_pipe ? STDOUT_FILENO : -1);
 	if (common.verbose)
 		note_setup(size, half, to_pipe);

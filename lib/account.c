@@ -49,7 +49,10 @@ account_reset(int verbose, enum progress_count count, uint64_t rate, uint64_t to
 	for (int m = 0; m < M_COUNT; m++)
 		atomic_store_explicit(&method_bytes[m], 0, memory_order_relaxed);
 	atomic_store_explicit(&total_bytes, 0, memory_order_relaxed);
-	account_set_total(total);
+	if (total != TO_EOF)
+		account_set_exact_total(total);
+	else
+		account_set_total(total);
 	acct.total_given = total != TO_EOF;
 	restart_rate_clock();
 }
@@ -136,6 +139,15 @@ account_set_total(uint64_t bytes)
 		return;
 	/* procfs's files claim a size of 0, whatever they hold. */
 	atomic_store_explicit(&total_known, bytes ? bytes : TO_EOF, memory_order_relaxed);
+}
+
+/* A size the user gave (vmsplice -s, --size): 0 bytes is nothing to do, all done. */
+void
+account_set_exact_total(uint64_t bytes)
+{
+	if (acct.total_given)
+		return;
+	atomic_store_explicit(&total_known, bytes, memory_order_relaxed);
 }
 
 uint64_t
