@@ -121,8 +121,9 @@ move_sparse(struct xfer *x)
 	struct stat out_st;
 	int r = DONE;
 
+	/* A file that will not say where its data ends (procfs: EINVAL) is read as it comes. */
 	if (in_pos < 0 || in_end < 0)
-		return xfer_fail(x, SIDE_INPUT, "lseek", errno);
+		return xfer_stream(x);
 	if (out_pos < 0)
 		return xfer_fail(x, SIDE_OUTPUT, "lseek", errno);
 	if (in_end < in_pos)
@@ -133,6 +134,10 @@ move_sparse(struct xfer *x)
 		off_t data = lseek(x->in, in_pos, SEEK_DATA), hole;
 		uint64_t before;
 
+		/* Nor where its data is: before the first byte, read it as it comes. */
+		if (data < 0 && errno != ENXIO && x->moved == 0 &&
+		    lseek(x->in, in_pos, SEEK_SET) == in_pos)
+			return xfer_stream(x);
 		if (data < 0 && errno != ENXIO)
 			return xfer_fail(x, SIDE_INPUT, "lseek", errno);
 		/* ENXIO: nothing but a hole up to the end of the file. */

@@ -720,6 +720,42 @@ size_lies() {
   skip "no sysfs attribute of st_size 4096 here"
 }
 
+tcase t_size_no_end "files that give a size but refuse SEEK_END or SEEK_DATA (/proc/cmdline, ...): copied into a file as cat copies them"
+t_size_no_end() {
+  found=
+  for f in /proc/cmdline /proc/version /proc/self/environ; do
+    [ -r "$f" ] || continue
+    size=$(stat -c %s "$f")
+    # The class: a size above 0, and an end that lseek(2) will not say.
+    [ "$size" -gt 0 ] && ! dd if="$f" bs=1 skip="$size" count=0 status=none 2> /dev/null &&
+      found="$found $f"
+    # procfs files of fixed content: the bytes cat gives, into a file, from
+    # an operand, from stdin, after --skip, and the operand after it too.
+    case $f in /proc/self/*) continue ;; esac
+    cat "$f" > ref
+    splice-cat "$f" > out || fail "splice-cat $f > out"
+    same ref out
+    splice-cat < "$f" > out || fail "splice-cat < $f > out"
+    same ref out
+    echo tail > t
+    cat "$f" t > ref
+    splice-cat "$f" t > out || fail "splice-cat $f t > out"
+    same ref out
+    tail -c +4 "$f" > ref
+    splice-cat --skip 3 "$f" > out || fail "splice-cat --skip 3 $f > out"
+    same ref out
+  done
+  # /proc/self/environ is the reader's own: its bytes, as cat's (it refuses
+  # splice(2), so --strict refuses it, named).
+  if [ -z "${STRICT:-}" ]; then
+    env -i A=1 B=22 "$(command -v splice-cat)" /proc/self/environ > out ||
+      fail "splice-cat /proc/self/environ"
+    printf 'A=1\000B=22\000' > ref
+    same ref out
+  fi
+  echo "NOTE: files with a size and no end here:${found:- none}"
+}
+
 tcase t_range_size_lies "--skip/--count/sparse over sysfs (st_size 4096) and /proc (0) files: as dd and cat"
 t_range_size_lies() {
   need dd
