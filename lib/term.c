@@ -175,19 +175,27 @@ term_lock(void)
 /*
  * The terminal's lock, shared with every process on it: a POSIX lock on its
  * first byte, held only while a row or a message is drawn.  Where the
- * device takes no locks, the drawing goes on without.
+ * device takes no locks, the drawing goes on without.  Never waited for
+ * past the thread's deadline, nor past TTY_LOCK_WAIT_SECS: a tool stopped
+ * while it holds it (SIGTTOU in its write, Ctrl-Z) would hold every other
+ * tool on the terminal for as long.  False when it could not be had.
  */
+#define TTY_LOCK_WAIT_SECS 1.0
+
 static bool
 tty_lock(void)
 {
 	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_len = 1 };
+	double deadline = now_seconds() + TTY_LOCK_WAIT_SECS;
 
+	if (write_deadline >= 0 && write_deadline < deadline)
+		deadline = write_deadline;
 	for (;;) {
-		if (fcntl(term.fd, write_deadline < 0 ? F_SETLKW : F_SETLK, &fl) == 0)
+		if (fcntl(term.fd, F_SETLK, &fl) == 0)
 			return true;
 		if (errno != EAGAIN && errno != EACCES && errno != EINTR)
 			return true;
-		if (write_deadline >= 0 && now_seconds() >= write_deadline)
+		if (now_seconds() >= deadline)
 			return false;
 		if (errno != EINTR)
 			sleep_seconds(0.001);
@@ -252,15 +260,19 @@ block_attach(bool create, int *id)
 	return b == (void *)-1 ? NULL : b;
 }
 
-/* Detaches b; the last process to leave removes the block. */
+/*
+ * Detaches b; the last process to leave removes the block.  Detached first,
+ * then counted: two tools that counted themselves both attached, then left,
+ * left the block behind.
+ */
 static void
 block_detach(struct term_block *b, int id)
 {
 	struct shmid_ds ds;
 
-	if (shmctl(id, IPC_STAT, &ds) == 0 && ds.shm_nattch <= 1)
-		(void)shmctl(id, IPC_RMID, NULL);
 	(void)shmdt(b);
+	if (shmctl(id, IPC_STAT, &ds) == 0 && ds.shm_nattch == 0)
+		(void)shmctl(id, IPC_RMID, NULL);
 }
 
 void
@@ -280,8 +292,12 @@ term_dying(void)
 	if (term.open_cols > 0 && write(term.nb == NB_FD ? term.nb_fd : term.fd, "\n", 1) < 0) {
 		/* Nowhere left to say anything. */
 	}
-	if (term.block && shmctl(term.block_id, IPC_STAT, &ds) == 0 && ds.shm_nattch <= 1)
-		(void)shmctl(term.block_id, IPC_RMID, NULL);
+	if (term.block) {
+		(void)shmdt(term.block);
+		term.block = NULL;
+		if (shmctl(term.block_id, IPC_STAT, &ds) == 0 && ds.shm_nattch == 0)
+			(void)shmctl(term.block_id, IPC_RMID, NULL);
+	}
 	errno = saved_errno;
 }
 
@@ -373,6 +389,9 @@ term_print(const char *buf, size_t len)
 	else if (tty_lock()) {
 		message_locked(buf, len);
 		tty_unlock();
+	} else if (write_deadline < 0) {
+		/* A message is never lost to a lock another tool does not let go. */
+		message_locked(buf, len);
 	}
 	pthread_mutex_unlock(&term_mutex);
 }

@@ -138,6 +138,70 @@ t_message_line() {
   done
 }
 
+tcase t_stopped_holder "a tool stopped (SIGTTOU) holding the terminal's lock: every other tool still says its message and ends"
+t_stopped_holder() {
+  pty=$(helper pty-screen)
+  echo x > x
+  # In the terminal: job control, so the first splice-cat is a background
+  # job; tostop, so its message stops it inside write(2), the lock held.
+  # Then each tool, in the foreground, fails with a message of its own.
+  cat > inner.sh << 'EOF'
+set -m
+stty tostop
+splice-cat missing &
+holder=$!
+i=0
+while [ $i -lt 400 ]; do
+  st=
+  { read -r st < /proc/$holder/stat; } 2> /dev/null || :
+  st=${st##*) }
+  [ "${st%% *}" = T ] && break
+  sleep 0.05
+  i=$((i + 1))
+done
+echo "holder ${st%% *}" > state
+for cmd in "splice-cat missing2" "splice-tee nodir/f" "vmsplice -s 1M" \
+  "vmsplice-touser --verify seq" "splice-fromnet -U nodir/s" "splice-tonet -U nodir/s" \
+  "splice-buffer" "splice-bench -t 0.05 -c pipe-rw-64k"; do
+  case $cmd in
+  vmsplice\ * | splice-buffer | splice-bench*) out=/dev/full ;;
+  *) out=/dev/null ;;
+  esac
+  timeout 10 $cmd < x > $out
+  echo "${cmd%% *} $?" >> rcs
+done
+kill -KILL $holder
+EOF
+  TERM=xterm timeout 120 "$pty" -s 100x40 -o raw -- sh inner.sh > screen || :
+  [ "$(cat state)" = "holder T" ] || { cat screen >&2; fail "the holder never stopped: $(cat state)"; }
+  for tool in splice-cat splice-tee vmsplice vmsplice-touser splice-fromnet splice-tonet \
+    splice-buffer splice-bench; do
+    grep -qx "$tool 1" rcs || { cat rcs screen >&2; fail "$tool: not exit 1 beside a stopped holder"; }
+    grep -q "^$tool: " screen || { cat screen >&2; fail "$tool: no message beside a stopped holder"; }
+  done
+}
+
+tcase t_segment_gone "two tools with --progress on one terminal die of SIGPIPE together: their shared segment goes"
+t_segment_gone() {
+  pty=$(helper pty-screen)
+  need ipcs
+  for run in 1 2 3; do
+    # The reader leaves once both drew a row (the segment in their maps).
+    TERM=xterm "$pty" -s 100x24 -o raw -- sh -c '
+      { vmsplice -s inf --progress --interval 0.05 --name a & echo $! > a.pid
+        vmsplice -s inf --progress --interval 0.05 --name b & echo $! > b.pid
+        wait; } | {
+        head -c 1 > /dev/null
+        i=0
+        until grep -q SYSV "/proc/$(cat a.pid)/maps" && grep -q SYSV "/proc/$(cat b.pid)/maps" ||
+          [ $i -ge 200 ]; do sleep 0.05; i=$((i + 1)); done
+      }; echo after' > screen || fail "pty-screen"
+    grep -qx after screen || { cat screen >&2; fail "run $run: the shell's line"; }
+    no_segment_of "$(cat a.pid)"
+    no_segment_of "$(cat b.pid)"
+  done
+}
+
 tcase t_name "--name NAME starts every line, and implies --progress"
 t_name() {
   vmsplice -s 3M -L 2M --name gen 2> gerr | splice-cat --name "the copy" 2> cerr > /dev/null
