@@ -449,6 +449,8 @@ enum status_keep {
 	KEEP_SECS = 30,		/* "1.00 s" */
 	KEEP_FILL = 40,		/* "in 3% out 100%" */
 	KEEP_RATE = 50,		/* "200 MiB/s" */
+	KEEP_WORDS = 80,	/* " copied" */
+	KEEP_DONE_ETA = 90,	/* "ETA 0:00:00" of a finished transfer */
 	KEEP_ALWAYS = 100,	/* the bytes, the percent and the ETA */
 };
 /* A group a tool adds to its status line (splice-buffer: its fill level). */

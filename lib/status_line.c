@@ -95,12 +95,14 @@ part_add(struct part *parts, size_t *n, int keep, const char *fmt, ...)
 
 /*
  * Drops the groups that matter least until the line fits width columns:
- * the SI/IEC units, the average, the seconds, the fill levels, the rate;
- * never the bytes, the percent or the ETA.  Then, if it must, shortens
- * the name.  Returns the columns left over (0 when it fits).
+ * the SI/IEC units, the average, the seconds, the fill levels, the rate,
+ * the word "copied", a finished transfer's ETA; never the bytes, the
+ * percent or a running ETA.  Then, if it must, "bytes" becomes "B", and
+ * last the name is shortened.  Returns the columns left over (0 when it
+ * fits).  parts[1] is the bytes, short its text as "N B".
  */
 static size_t
-parts_fit(struct part *parts, size_t n, size_t width, const char *name)
+parts_fit(struct part *parts, size_t n, size_t width, const char *name, const char *short_bytes)
 {
 	size_t len = 0;
 
@@ -118,6 +120,12 @@ parts_fit(struct part *parts, size_t n, size_t width, const char *name)
 		least->shown = false;
 		len -= least->len;
 	}
+	if (len > width && strlen(short_bytes) < parts[1].len) {
+		len -= parts[1].len;
+		parts[1].len = (size_t)snprintf(parts[1].text, sizeof(parts[1].text), "%s",
+		    short_bytes);
+		len += parts[1].len;
+	}
 	if (len > width && name && parts[0].len > 2) {
 		size_t cut = len - width < parts[0].len - 2 ? len - width : parts[0].len - 2;
 
@@ -133,7 +141,7 @@ status_line_format(char *line, size_t size, const struct status_look *look, uint
     uint64_t total, double secs, double rate_now, double rate_recent, size_t width)
 {
 	struct part parts[12 + STATUS_GROUPS_MAX];
-	char si[16], iec[16], now_text[16], avg_text[16];
+	char si[16], iec[16], now_text[16], avg_text[16], short_bytes[32];
 	double avg = secs > 0 ? (double)bytes / secs : 0;
 	size_t n = 0, len = 0;
 
@@ -146,7 +154,8 @@ status_line_format(char *line, size_t size, const struct status_look *look, uint
 		human(iec, sizeof(iec), (double)bytes, true);
 		part_add(parts, &n, KEEP_UNITS, " (%s, %s)", si, iec);
 	}
-	part_add(parts, &n, KEEP_ALWAYS, " copied");
+	snprintf(short_bytes, sizeof(short_bytes), "%llu B", (unsigned long long)bytes);
+	part_add(parts, &n, KEEP_WORDS, " copied");
 	part_add(parts, &n, KEEP_SECS, ", %.2f s", secs);
 	human(now_text, sizeof(now_text), rate_now, true);
 	part_add(parts, &n, KEEP_RATE, ", %s/s", now_text);
@@ -176,10 +185,10 @@ status_line_format(char *line, size_t size, const struct status_look *look, uint
 		part_add(parts, &n, KEEP_ALWAYS, ", %d%%", part >= 1 ? 100 : (int)(part * 100));
 		clock_text(eta, sizeof(eta), part >= 1 ? 0 :
 		    rate_recent > 0 ? (double)(total - bytes) / rate_recent : -1);
-		part_add(parts, &n, KEEP_ALWAYS, ", ETA %s", eta);
+		part_add(parts, &n, part >= 1 ? KEEP_DONE_ETA : KEEP_ALWAYS, ", ETA %s", eta);
 	}
 	if (width > 0)
-		(void)parts_fit(parts, n, width, look->name);
+		(void)parts_fit(parts, n, width, look->name, short_bytes);
 	for (size_t i = 0; i < n; i++) {
 		size_t take;
 

@@ -71,6 +71,24 @@ t_width() {
   mentions err "^copy of f: 3000000 bytes (3.0 MB, 2.9 MiB) copied, [0-9.]* s, .*/s, avg .*/s, 100%, ETA 0:00:00$"
 }
 
+tcase t_narrow "a 40-column terminal: words shorten first; the name, percent and a running ETA stay whole"
+t_narrow() {
+  pty=$(helper pty-screen)
+  random_file f 3000000
+  TERM=xterm "$pty" -s 40x24 -o raw -- \
+    sh -c 'splice-cat -L 2M --interval 0.2 --name "copy of f" f > /dev/null' > /dev/null ||
+    fail "pty-screen"
+  # As drawn() reads them, but the word "copied" is the first to go.
+  sed 's/\x1b\[[0-9;]*[A-Za-z]//g; s/\x1b[78]//g' raw | tr '\r' '\n' | grep '%' > lines || :
+  [ "$(wc -l < lines)" -ge 4 ] || { cat -v raw >&2; fail "fewer than 4 lines drawn"; }
+  awk 'length > 39' lines > long
+  [ ! -s long ] || { cat long >&2; fail "a status line wider than 39 columns"; }
+  grep -v '^copy of f: [0-9]* B, [0-9]*%, ETA [0-9]:[0-9][0-9]:[0-9][0-9]$' lines |
+    grep -v '^copy of f: 3000000 bytes, 100%$' > cut || :
+  [ ! -s cut ] || { cat cut >&2; fail "a line whose name, percent or ETA was cut"; }
+  mentions lines '^copy of f: 3000000 bytes, 100%$'
+}
+
 tcase t_last_line_once "exactly one last line: an end on an interval tick, and --numeric without a total"
 t_last_line_once() {
   head -c 4M /dev/zero > z
