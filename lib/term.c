@@ -386,12 +386,14 @@ term_print(const char *buf, size_t len)
 		return;
 	if (term.mode != DRAW_ROWS)
 		message_locked(buf, len);
-	else if (tty_lock()) {
-		message_locked(buf, len);
-		tty_unlock();
-	} else if (write_deadline < 0) {
+	else {
+		bool locked = tty_lock();
+
 		/* A message is never lost to a lock another tool does not let go. */
-		message_locked(buf, len);
+		if (locked || write_deadline < 0)
+			message_locked(buf, len);
+		if (locked)
+			tty_unlock();
 	}
 	pthread_mutex_unlock(&term_mutex);
 }

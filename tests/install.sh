@@ -25,6 +25,7 @@ t_selftest_destdir() {
   # k_splice01 needs the helper splice-probe; the areas after it need the
   # source tree for all or some of their cases.
   run_status st "$selftest" t_to_pipe k_splice01 fuzz static man t_suite_args > out 2>&1
+  [ "$(cat st)" -eq 0 ] || cat out >&2
   status 0 "$(cat st)" "splice-selftest t_to_pipe k_splice01 fuzz static man t_suite_args"
   mentions out "tools from $PREFIX/bin\$"
   grep -q '^ok [0-9]* - cat: .*)$' out || { cat out >&2; fail "t_to_pipe did not pass"; }
