@@ -200,17 +200,33 @@ fi
 echo "# kernel $(uname -r), tools from $BINDIR"
 echo "# $JOBS cases at a time"
 
-# run_case N AREA NAME: the case in the background, in case.N, under
+# The machine's harness lock: every shared case runs holding it shared, an
+# alone case holding it alone, so that an alone case is alone beside other
+# harnesses on this machine too (one that lowers pipe-max-size for a
+# moment, or fills the user nobody's pipe pages, would fail their cases).
+# Where flock(1) is missing, or the file cannot be opened, cases run
+# without it.
+HARNESS_LOCK=/tmp/splice-tools-harness.lock
+command -v flock > /dev/null 2>&1 || HARNESS_LOCK=
+
+# run_case N AREA NAME KIND: the case in the background, in case.N, under
 # timeout(1), which leads a process group of its own: whatever the case
 # left running (a listener of a case that failed) is named and ended by
-# that group's id.  Writes "STATUS CENTISECONDS" to case.N/.result, then
-# N to the descriptor 3, the runner's FIFO.
+# that group's id.  This subshell holds the harness lock (shared, or
+# alone for KIND alone) while the case runs.  Writes "STATUS CENTISECONDS"
+# to case.N/.result, then N to the descriptor 3, the runner's FIFO.
 run_case() {
   _dir=$WORK/case.$1
+  if [ -n "$HARNESS_LOCK" ] && { exec 9>> "$HARNESS_LOCK"; } 2> /dev/null; then
+    chmod 666 "$HARNESS_LOCK" 2> /dev/null || :
+    # Waited for as long as a case may run: then the case runs without it.
+    if [ "$4" = alone ]; then _lock=-x; else _lock=-s; fi
+    flock "$_lock" -w "$CASE_TIMEOUT" 9 || echo "NOTE: ran without the harness lock" > "$_dir/.log"
+  fi
   centis
   _start=$centis
   (cd "$_dir" && exec timeout -k 10 "$CASE_TIMEOUT" sh "$TESTS/$2.sh" run "$3") \
-    > "$_dir/.log" 2>&1 < /dev/null 3>&- &
+    >> "$_dir/.log" 2>&1 < /dev/null 3>&- 9>&- &
   _pid=$!
   echo "$_pid" > "$_dir/.pid"
   wait "$_pid"
@@ -296,7 +312,7 @@ while [ "$next_report" -le "$total" ]; do
       alone_runs=1
     fi
     mkdir "$WORK/case.$next_start"
-    run_case "$next_start" "$area" "$name" &
+    run_case "$next_start" "$area" "$name" "$kind" &
     running=$((running + 1))
     next_start=$((next_start + 1))
   done
