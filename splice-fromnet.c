@@ -191,7 +191,7 @@ exchange(int sock, const struct listen_opts *lo, const struct engine_opts *eo,
 	static int sock_fd;	/* for the signal handlers, which outlive this call */
 	struct duplex d = {
 		.in = STDIN_FILENO, .sock = sock, .out = STDOUT_FILENO,
-		.idle_secs = lo->idle_secs, .opts = *eo,
+		.idle_secs = lo->idle_secs, .opts = *eo, .count_received = true,
 	};
 	int r;
 
@@ -308,7 +308,8 @@ listen_and_serve(struct listen_opts *lo, const struct tcp_opts *to, const char *
 	struct tcp_name here;
 	int listener, accepted = 0;
 
-	(void)tool_start(STD_FD(STDOUT_FILENO), COUNT_MOVED);
+	/* What the peer sends is the transfer: what we send it is not counted (-v names both). */
+	(void)tool_start(STD_FD(STDOUT_FILENO), lo->send ? COUNT_INPUT : COUNT_MOVED);
 	if (exit_status() != 0)
 		return exit_status();
 	lo->cap = fd_is_pipe(STDOUT_FILENO) ? pipe_grow(STDOUT_FILENO, &eo) : -1;

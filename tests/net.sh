@@ -1378,6 +1378,26 @@ t_net_ending_signals_last_line() {
   done
 }
 
+tcase t_fromnet_progress_counts_received "splice-fromnet --progress and --size count what the peer sends, not what its stdin sends the peer"
+t_fromnet_progress_counts_received() {
+  random_file a 2097152
+  random_file b 3000000
+  # b goes to the peer while a comes from it: the lines count a alone.
+  start_receiver -i b got ferr timeout 30 splice-fromnet --progress --interval 0.1 --size 2M \
+    -b 127.0.0.1 0
+  run_status st timeout 30 splice-tonet 127.0.0.1 "$PORT" < a > back 2> terr
+  status 0 "$(cat st)" "splice-tonet"
+  reap "$RPID" "splice-fromnet"
+  status 0 "$REAPED" "splice-fromnet"
+  same a got
+  same b back
+  tail -n 1 ferr | grep -q '^2097152 bytes .*, 100%, ETA 0:00:00$' ||
+    { cat ferr >&2; fail "the last line does not count the 2 MiB the peer sent"; }
+  [ "$(lines_with ferr ", 100%, ")" -eq 1 ] || { cat ferr >&2; fail "100% before the end"; }
+  awk '/ bytes / { if ($1 + 0 > 2097152) bad = 1 } END { exit bad }' ferr ||
+    { cat ferr >&2; fail "a line counted what was sent to the peer"; }
+}
+
 tcase --alone t_tonet_progress_counts_sent "splice-tonet --progress and -L count what is sent, not what an echo peer replies"
 t_tonet_progress_counts_sent() {
   need socat
