@@ -96,13 +96,21 @@ ring_has_room(const struct ring *r)
 	return !r->slots[r->tail].full || next_slot(r, r->tail) != r->head;
 }
 
-/* True when poll(2) says fd is ready now (an input or output that waits). */
+/*
+ * True when poll(2) says fd is ready now (an input or output that waits).
+ * EINTR is asked again: taken for "not ready", it marked a slot full that
+ * was not, or left a side waiting for what had come.  Another error says
+ * ready, so that the call it was asked for meets the error itself.
+ */
 static bool
 ready_now(int fd, short events)
 {
 	struct pollfd p = { .fd = fd, .events = events };
+	int r;
 
-	return poll(&p, 1, 0) > 0;
+	while ((r = poll(&p, 1, 0)) < 0 && errno == EINTR)
+		;
+	return r != 0;
 }
 
 /*

@@ -480,6 +480,30 @@ b_resize() {
   done
 }
 
+tcase b_poll_splice_faults "poll(2) and splice(2) failing EINTR or EIO at the 1st, 2nd or 3rd call: no hang; exact, or exit 1 naming the error"
+b_poll_splice_faults() {
+  need strace
+  seq_ref ref 4194304
+  for sys in poll splice; do
+    for err in EINTR EIO; do
+      for when in 1 2 3; do
+        what="splice-buffer, $sys $err at call $when"
+        { cat ref | run_status st timeout 20 strace -f -o /dev/null \
+          -e inject="$sys:error=$err:when=$when" splice-buffer -m 1M 2> err; } | cat > out
+        hung "$what"
+        case $(cat st) in
+        0) same ref out ;;
+        1)
+          [ "$err" = EIO ] || { cat err >&2; fail "$what: EINTR is asked again, not an error"; }
+          mentions err ": Input/output error$"
+          ;;
+        *) cat err >&2; fail "$what: exit $(cat st)" ;;
+        esac
+      done
+    done
+  done
+}
+
 # injected_exact SPEC BYTES TEXT: BYTES of seq through splice-buffer -v -m 16M
 # with strace's fault SPEC: exit 0, every byte verified, -v says TEXT.
 injected_exact() {
