@@ -100,9 +100,26 @@ way_wait(struct way *w, int fd, short events)
 static int
 way_end(struct duplex *d, struct way *w)
 {
+	int null;
+
 	w->done = true;
 	if (w->to_is_socket && shutdown(w->to, SHUT_WR) < 0)
 		return xfer_error_set(&d->error, w->to_side, "shutdown", errno);
+	if (w->to_is_socket)
+		return 0;
+	/*
+	 * The replies are all out: their reader hears of the end now, as nc's
+	 * does, not when the other way ends too.  A relay or an echo loop
+	 * through a FIFO waits for it: the other way ends only after.  The
+	 * descriptor stays taken, by /dev/null.
+	 */
+	if ((null = open("/dev/null", O_WRONLY | O_CLOEXEC)) < 0)
+		return 0;
+	if (dup2(null, w->to) < 0) {
+		close(null);
+		return xfer_error_set(&d->error, w->to_side, "dup2", errno);
+	}
+	close(null);
 	return 0;
 }
 

@@ -1378,6 +1378,26 @@ t_net_ending_signals_last_line() {
   done
 }
 
+tcase t_relay_fifo "an echo loop through a FIFO (splice-fromnet < fifo | cat > fifo): every byte back, both tools end, exit 0"
+t_relay_fifo() {
+  random_file in 3145728
+  mkfifo fifo
+  # splice-fromnet's output ends when its peer's bytes are all out: only
+  # then can cat, and so splice-fromnet's own input, end.
+  # The shell that waits for it to take its status holds no copy of its stdout.
+  sh -c 'sh -c "splice-fromnet -b 127.0.0.1 0 < fifo 2> ferr >&3 3>&- & p=\$!; exec 3>&-;
+    wait \$p; echo \$? > fst" 3>&1 > /dev/null | cat > fifo' &
+  relay=$!
+  bg_started
+  PORT=$(listen_port ferr "$relay")
+  run_status st timeout 20 splice-tonet 127.0.0.1 "$PORT" < in > echoed 2> terr
+  hung "splice-tonet through the echo loop"
+  [ "$(cat st)" -eq 0 ] || { cat terr ferr >&2; fail "splice-tonet: exit $(cat st)"; }
+  same in echoed
+  reap_within "$relay" 10 "the echo loop after its peer ended"
+  status 0 "$(cat fst)" "splice-fromnet in the echo loop"
+}
+
 tcase t_fromnet_progress_counts_received "splice-fromnet --progress and --size count what the peer sends, not what its stdin sends the peer"
 t_fromnet_progress_counts_received() {
   random_file a 2097152
