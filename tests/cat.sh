@@ -720,7 +720,7 @@ size_lies() {
   skip "no sysfs attribute of st_size 4096 here"
 }
 
-tcase t_size_no_end "files that give a size but refuse SEEK_END or SEEK_DATA (/proc/cmdline, ...): copied into a file as cat copies them"
+tcase t_size_no_end "files that give a size but refuse SEEK_END or SEEK_DATA (/proc/cmdline, ...): every tool copies what cat does"
 t_size_no_end() {
   found=
   for f in /proc/cmdline /proc/version /proc/self/environ; do
@@ -744,6 +744,17 @@ t_size_no_end() {
     tail -c +4 "$f" > ref
     splice-cat --skip 3 "$f" > out || fail "splice-cat --skip 3 $f > out"
     same ref out
+    # The other tools that read a file on stdin: the same bytes.
+    cat "$f" > ref
+    splice-buffer < "$f" > out || fail "splice-buffer < $f"
+    same ref out
+    # tee(2) and vmsplice(2) need pipes: a file is a fallback, which --strict refuses.
+    [ -z "${STRICT:-}" ] || continue
+    splice-tee copy < "$f" > out || fail "splice-tee < $f"
+    same ref out
+    same ref copy
+    vmsplice-touser -c < "$f" > count || fail "vmsplice-touser -c < $f"
+    counted count "$(wc -c < ref)" "vmsplice-touser -c < $f"
   done
   # /proc/self/environ is the reader's own: its bytes, as cat's (it refuses
   # splice(2), so --strict refuses it, named).
