@@ -178,6 +178,7 @@ while [ $i -lt 400 ]; do
   i=$((i + 1))
 done
 echo "holder ${st%% *}" > state
+# All at once (each waits its second for the lock), each in the foreground group.
 for cmd in "splice-cat missing2" "splice-tee nodir/f" "vmsplice -s 1M" \
   "vmsplice-touser --verify seq" "splice-fromnet -U nodir/s" "splice-tonet -U nodir/s" \
   "splice-buffer" "splice-bench -t 0.05 -c pipe-rw-64k"; do
@@ -185,9 +186,14 @@ for cmd in "splice-cat missing2" "splice-tee nodir/f" "vmsplice -s 1M" \
   vmsplice\ * | splice-buffer | splice-bench*) out=/dev/full ;;
   *) out=/dev/null ;;
   esac
-  timeout 10 $cmd < x > $out
-  echo "${cmd%% *} $?" >> rcs
+  set +m
+  { timeout --foreground 10 $cmd < x > $out; echo "${cmd%% *} $?" >> rcs; } &
+  pids="${pids:-} $!"
+  set -m
 done
+set +m
+# shellcheck disable=SC2086 # one pid a word; not the stopped holder
+wait $pids
 kill -KILL $holder
 EOF
   TERM=xterm timeout 120 "$pty" -s 100x40 -o raw -- sh inner.sh > screen || :
