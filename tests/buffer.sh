@@ -488,8 +488,8 @@ b_poll_splice_faults() {
     for err in EINTR EIO; do
       for when in 1 2 3; do
         what="splice-buffer, $sys $err at call $when"
-        { cat ref | run_status st timeout 20 strace -f -o /dev/null \
-          -e inject="$sys:error=$err:when=$when" splice-buffer -m 1M 2> err; } | cat > out
+        { cat ref | run_status st inject "$sys:$err:$when" timeout 20 splice-buffer -m 1M \
+          2> err; } | cat > out
         hung "$what"
         case $(cat st) in
         0) same ref out ;;

@@ -32,10 +32,25 @@ t_terminal() {
   grep -q "$(printf '\r')3145728 bytes" on_tty || fail "no \\r before the last line"
 }
 
-# drawn RAW: the status lines a terminal was sent (pty-screen -o RAW), one a
-# line: each \r starts one, the cursor motion and erasing are dropped.
+# drawn RAW: the status lines with a total (a percent) that a terminal was
+# sent (pty-screen -o RAW), one a line: each \r starts one, the cursor
+# motion and erasing are dropped.  By the percent, not the word "copied",
+# which a narrow terminal leaves out.
 drawn() {
-  sed 's/\x1b\[[0-9;]*[A-Za-z]//g; s/\x1b[78]//g' "$1" | tr '\r' '\n' | grep copied || :
+  sed 's/\x1b\[[0-9;]*[A-Za-z]//g; s/\x1b[78]//g' "$1" | tr '\r' '\n' | grep '%' || :
+}
+
+# drawn_at COLSxROWS: splice-cat --name "copy of f" of f at 2 MiB/s on a
+# terminal that size; the status lines drawn go to "lines", four or more,
+# none of them as wide as the terminal.
+drawn_at() {
+  TERM=xterm "$pty" -s "$1" -o raw -- \
+    sh -c 'splice-cat -L 2M --interval 0.2 --name "copy of f" f > /dev/null' > /dev/null ||
+    fail "pty-screen"
+  drawn raw > lines
+  [ "$(wc -l < lines)" -ge 4 ] || { cat -v raw >&2; fail "$1: fewer than 4 lines drawn"; }
+  awk -v w="${1%x*}" 'length >= w' lines > long
+  [ ! -s long ] || { cat long >&2; fail "$1: a status line as wide as the terminal"; }
 }
 
 tcase t_width "status line fits the terminal (80 columns, 0 columns + COLUMNS): % and ETA stay"
@@ -43,13 +58,7 @@ t_width() {
   pty=$(helper pty-screen)
   random_file f 3000000
   # One name that leaves no room for dd's units and the average in 80 columns.
-  TERM=xterm "$pty" -s 80x24 -o raw -- \
-    sh -c 'splice-cat -L 2M --interval 0.2 --name "copy of f" f > /dev/null' > /dev/null ||
-    fail "pty-screen"
-  drawn raw > lines
-  [ "$(wc -l < lines)" -ge 4 ] || { cat -v raw >&2; fail "fewer than 4 lines drawn"; }
-  awk 'length > 79' lines > long
-  [ ! -s long ] || { cat long >&2; fail "a status line wider than 79 columns"; }
+  drawn_at 80x24
   grep -v ', [0-9]*%, ETA [0-9]:[0-9][0-9]:[0-9][0-9]$' lines > without_eta || :
   [ ! -s without_eta ] || { cat without_eta >&2; fail "a status line without its percent and ETA"; }
   mentions lines "^copy of f: 3000000 bytes copied, .*, 100%, ETA 0:00:00$"
@@ -75,14 +84,7 @@ tcase t_narrow "a 40-column terminal: words shorten first; the name, percent and
 t_narrow() {
   pty=$(helper pty-screen)
   random_file f 3000000
-  TERM=xterm "$pty" -s 40x24 -o raw -- \
-    sh -c 'splice-cat -L 2M --interval 0.2 --name "copy of f" f > /dev/null' > /dev/null ||
-    fail "pty-screen"
-  # As drawn() reads them, but the word "copied" is the first to go.
-  sed 's/\x1b\[[0-9;]*[A-Za-z]//g; s/\x1b[78]//g' raw | tr '\r' '\n' | grep '%' > lines || :
-  [ "$(wc -l < lines)" -ge 4 ] || { cat -v raw >&2; fail "fewer than 4 lines drawn"; }
-  awk 'length > 39' lines > long
-  [ ! -s long ] || { cat long >&2; fail "a status line wider than 39 columns"; }
+  drawn_at 40x24
   grep -v '^copy of f: [0-9]* B, [0-9]*%, ETA [0-9]:[0-9][0-9]:[0-9][0-9]$' lines |
     grep -v '^copy of f: 3000000 bytes, 100%$' > cut || :
   [ ! -s cut ] || { cat cut >&2; fail "a line whose name, percent or ETA was cut"; }
