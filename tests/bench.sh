@@ -14,7 +14,7 @@ csv_field() {
   awk -F, -v c="$2" -v n="$3" '$1 == c { print $n }' "$1"
 }
 
-tcase t_csv_rows "-t 0.2 --csv: exit 0, every case once, in order, every row verified"
+tcase --long t_csv_rows "-t 0.2 --csv: exit 0, every case once, in order, every row verified"
 t_csv_rows() {
   run_status st splice-bench -t 0.2 --csv > out 2> err
   cat err >&2
@@ -54,7 +54,7 @@ t_corrupt() {
   done
 }
 
-tcase t_sweep "--sweep: pipe and request sizes per case, each verified, the fixed and best marked"
+tcase --long t_sweep "--sweep: pipe and request sizes per case, each verified, the fixed and best marked"
 t_sweep() {
   run_status st splice-bench --sweep -s 1M --csv > out 2> err
   cat err >&2

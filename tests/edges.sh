@@ -84,7 +84,7 @@ flagged_run() {
   hung "$*, stdin $_fin, stdout $_fout"
 }
 
-tcase e_flags_std_files \
+tcase --long e_flags_std_files \
   "stdin, stdout files opened O_DIRECT, O_APPEND, O_SYNC, O_NONBLOCK: the bytes cat gives"
 e_flags_std_files() {
   WF=$(helper with-flags)

@@ -2,7 +2,7 @@
 # Sourced by every area script, and by tests/run.sh, tests/vm.sh and
 # bench/run.sh for the tool list and their own helpers (the last section).
 # An area script defines its cases as shell
-# functions, names each with `tcase [--alone] FUNCTION "what it checks"`, and ends with
+# functions, names each with `tcase [--alone|--long] FUNCTION "what it checks"`, and ends with
 # `run_area "$@"`.  tests/run.sh runs `sh AREA.sh list` to learn the cases and
 # `sh AREA.sh run FUNCTION` in a fresh temp dir to run one: exit 0 passes,
 # 77 skips (the last "SKIP: reason" line says why), anything else fails.
@@ -27,8 +27,11 @@
 # shellcheck disable=SC2034 # read by the scripts that source this file
 TOOLS="splice-cat splice-tee vmsplice vmsplice-touser splice-fromnet splice-tonet splice-buffer splice-bench"
 
-# tcase [--alone] FUNCTION "what it checks": the case's line of `list` is
-# FUNCTION, its kind (shared, or alone) and what it checks.  --alone: the case
+# tcase [--alone|--long] FUNCTION "what it checks": the case's line of
+# `list` is FUNCTION, its kind (shared, long or alone) and what it checks.
+# --long: a case of 7 s or more on a quiet machine, most of it waiting;
+# tests/run.sh starts it before the others, so that it does not hold the
+# run's end, numbered as a shared case.  --alone: the case
 # measures time or throughput, or needs the whole machine (a busy loop, a
 # rate, an ETA, a bound in seconds that another case's load would break), or
 # changes what every process shares (a sysctl such as pipe-max-size; the
@@ -38,10 +41,11 @@ TOOLS="splice-cat splice-tee vmsplice vmsplice-touser splice-fromnet splice-tone
 CASES=
 tcase() {
   _kind=shared
-  if [ "$1" = --alone ]; then
-    _kind=alone
+  case $1 in --alone | --long)
+    _kind=${1#--}
     shift
-  fi
+    ;;
+  esac
   CASES="$CASES
 $1 $_kind $2"
 }

@@ -720,7 +720,7 @@ took_at_most() {
   [ "$_secs" -le "$1" ] || fail "$2 took $_secs s"
 }
 
-tcase t_wait_timeout "-w SECS: a full backlog, a peer that never reads, an idle peer: given up on, exit 1"
+tcase --long t_wait_timeout "-w SECS: a full backlog, a peer that never reads, an idle peer: given up on, exit 1"
 t_wait_timeout() {
   never_accepting
   # The first client is queued: it sends until the buffers are full, then

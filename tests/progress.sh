@@ -91,7 +91,7 @@ t_narrow() {
   mentions lines '^copy of f: 3000000 bytes, 100%$'
 }
 
-tcase t_last_line_once "exactly one last line: an end on an interval tick, and --numeric without a total"
+tcase --long t_last_line_once "exactly one last line: an end on an interval tick, and --numeric without a total"
 t_last_line_once() {
   head -c 4M /dev/zero > z
   # 4 MiB at 4 MiB/s ends at 1 s, on the 4th tick: no timed line of the whole before the last.
@@ -158,7 +158,7 @@ t_message_line() {
   done
 }
 
-tcase t_stopped_holder "a tool stopped (SIGTTOU) holding the terminal's lock: every other tool still says its message and ends"
+tcase --long t_stopped_holder "a tool stopped (SIGTTOU) holding the terminal's lock: every other tool still says its message and ends"
 t_stopped_holder() {
   pty=$(helper pty-screen)
   echo x > x
@@ -417,7 +417,7 @@ interrupt() {
   wait "$_sink" || :
 }
 
-tcase t_ending_signals "SIGINT, SIGTERM: every tool prints its last line and -v totals, exits 128+N"
+tcase --long t_ending_signals "SIGINT, SIGTERM: every tool prints its last line and -v totals, exits 128+N"
 t_ending_signals() {
   for sig in INT TERM; do
     interrupt $sig splice-cat

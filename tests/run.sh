@@ -31,7 +31,8 @@
 #            a name that is neither is a usage error, and nothing runs.
 #
 # The order, and so each case's number, is the same whatever -j: the shared
-# cases area by area, then the alone ones area by area.
+# cases area by area, then the alone ones area by area.  The cases start in
+# another order: those an area names with `tcase --long` first.
 set -u
 
 TESTS=$(cd "$(dirname "$0")" && pwd)
@@ -151,7 +152,8 @@ total=0
 for pass in shared alone; do
   for area in $(areas); do
     while read -r name kind desc; do
-      [ -n "$name" ] && [ "$kind" = "$pass" ] || continue
+      [ -n "$name" ] || continue
+      case $pass:$kind in shared:shared | shared:long | alone:alone) ;; *) continue ;; esac
       selected "$area" "$name" || continue
       total=$((total + 1))
       echo "$total $area $kind $name $desc"
@@ -303,16 +305,30 @@ exec 3<> "$WORK/finished"
 while read -r i area kind name desc; do
   eval "area_$i=\$area kind_$i=\$kind name_$i=\$name title_$i=\"\$area: \$desc\""
 done < "$WORK/plan"
+# start_K: the case started K-th: the long ones, the other shared ones, the alone ones.
+k=0
+for want in long shared alone; do
+  i=1
+  while [ "$i" -le "$total" ]; do
+    eval "kind=\$kind_$i"
+    if [ "$kind" = "$want" ]; then
+      k=$((k + 1))
+      eval "start_$k=$i"
+    fi
+    i=$((i + 1))
+  done
+done
 running=0 next_start=1 next_report=1 alone_runs=
 while [ "$next_report" -le "$total" ]; do
   while [ "$next_start" -le "$total" ] && [ "$running" -lt "$JOBS" ] && [ -z "$alone_runs" ]; do
-    eval "kind=\$kind_$next_start area=\$area_$next_start name=\$name_$next_start"
+    eval "c=\$start_$next_start"
+    eval "kind=\$kind_$c area=\$area_$c name=\$name_$c"
     if [ "$kind" = alone ]; then
       [ "$running" -eq 0 ] || break
       alone_runs=1
     fi
-    mkdir "$WORK/case.$next_start"
-    run_case "$next_start" "$area" "$name" "$kind" &
+    mkdir "$WORK/case.$c"
+    run_case "$c" "$area" "$name" "$kind" &
     running=$((running + 1))
     next_start=$((next_start + 1))
   done

@@ -17,7 +17,7 @@ t_cppcheck() {
     ./*.c bench/*.c lib/*.c tests/*.c tests/probe/*.c fuzz/*.c) > out 2>&1 || { cat out >&2; fail "cppcheck"; }
 }
 
-tcase t_clang_tidy "clang-tidy bugprone-* and cert-*: no warning"
+tcase --long t_clang_tidy "clang-tidy bugprone-* and cert-*: no warning"
 t_clang_tidy() {
   need_source lib
   need clang-tidy

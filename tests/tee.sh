@@ -18,7 +18,7 @@ all_same() {
   done
 }
 
-tcase t_sizes "stdin and stdout pipes: 0, 1, 65537 B and 16 MiB to 1, 2 and 13 files, as tee"
+tcase --long t_sizes "stdin and stdout pipes: 0, 1, 65537 B and 16 MiB to 1, 2 and 13 files, as tee"
 t_sizes() {
   # 16 MiB: 16 rounds of a grown pipe, each through every tee(2) and splice.
   for size in 0 1 65537 16777216; do
@@ -853,7 +853,7 @@ t_tee_net() {
   same f stdout
 }
 
-tcase t_tee_peer_leaves \
+tcase --long t_tee_peer_leaves \
   "splice-tee -n, a peer that never reads, leaves or resets, any mode: dropped, named, no SIGPIPE"
 t_tee_peer_leaves() {
   random_file f 20000000

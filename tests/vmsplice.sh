@@ -208,7 +208,7 @@ refill_exact() {
   done
 }
 
-tcase t_refill_safe "--refill fresh, stream, memfd + --clear: exact behind splice-tee, pv, a second pipe"
+tcase --long t_refill_safe "--refill fresh, stream, memfd + --clear: exact behind splice-tee, pv, a second pipe"
 t_refill_safe() {
   for how in $ZERO_COPY_REFILLS; do
     refill_exact "$how"
