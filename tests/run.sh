@@ -246,7 +246,9 @@ run_case() {
   # CPU seconds: the user and system time of the case's processes that
   # were waited for, from the second line of times.
   times > "$_dir/.times"
-  echo "$_status $((centis - _start))" > "$_dir/.result"
+  # Whole or not at all: the runner may look for it while this writes it.
+  echo "$_status $((centis - _start))" > "$_dir/.result.new"
+  mv "$_dir/.result.new" "$_dir/.result"
   echo "$1" >&3
 }
 
