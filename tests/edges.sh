@@ -157,9 +157,9 @@ e_load_multiprocess() {
   busy_loops
   # A worker that still held another's pipe slept in close(2) on its lock
   # while that one blocked in splice(2) into TCP: a run hung 2 times in 25.
-  # About 5 sweeps in 8 s (each starts its workers some 40 times); the
+  # About 4 sweeps in 6 s (each starts its workers some 40 times); the
   # case runs alone, so these seconds are the whole harness's.
-  end=$(( $(date +%s) + 8 ))
+  end=$(( $(date +%s) + 6 ))
   runs=0
   while [ "$(date +%s)" -lt "$end" ] && [ $runs -lt 40 ]; do
     runs=$((runs + 1))
