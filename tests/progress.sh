@@ -86,8 +86,8 @@ t_narrow() {
   random_file f 3000000
   drawn_at 40x24
   grep -v '^copy of f: [0-9]* B, [0-9]*%, ETA [0-9]:[0-9][0-9]:[0-9][0-9]$' lines |
-    grep -v '^copy of f: 3000000 bytes, 100%$' > cut || :
-  [ ! -s cut ] || { cat cut >&2; fail "a line whose name, percent or ETA was cut"; }
+    grep -v '^copy of f: 3000000 bytes, 100%$' > clipped || :
+  [ ! -s clipped ] || { cat clipped >&2; fail "a line whose name, percent or ETA was cut"; }
   mentions lines '^copy of f: 3000000 bytes, 100%$'
 }
 

@@ -269,6 +269,7 @@ passed=0 failed=0 skipped=0
 report() {
   _dir=$WORK/case.$1
   read -r _status _cs < "$_dir/.result"
+  _title=
   eval "_title=\$title_$1"
   _secs=$((_cs / 100))
   { read -r _ _; read -r _user _sys; } < "$_dir/.times"
@@ -320,7 +321,7 @@ for want in long shared alone; do
     i=$((i + 1))
   done
 done
-running=0 next_start=1 next_report=1 alone_runs=
+running=0 next_start=1 next_report=1 alone_runs='' c=''
 while [ "$next_report" -le "$total" ]; do
   while [ "$next_start" -le "$total" ] && [ "$running" -lt "$JOBS" ] && [ -z "$alone_runs" ]; do
     eval "c=\$start_$next_start"
