@@ -49,10 +49,7 @@ account_reset(int verbose, enum progress_count count, uint64_t rate, uint64_t to
 	for (int m = 0; m < M_COUNT; m++)
 		atomic_store_explicit(&method_bytes[m], 0, memory_order_relaxed);
 	atomic_store_explicit(&total_bytes, 0, memory_order_relaxed);
-	if (total != TO_EOF)
-		account_set_exact_total(total);
-	else
-		account_set_total(total);
+	account_set_exact_total(total);
 	acct.total_given = total != TO_EOF;
 	restart_rate_clock();
 }
