@@ -5,7 +5,7 @@
 # where the time went, and ends with "N passed, N failed, N skipped".
 #
 #   tests/run.sh [-j N] [--bindir DIR] [--helpers DIR] [--strict] [--valgrind]
-#                [--timeout SECS] [--tap] [AREA|CASE]...
+#                [--timeout SECS] [--times FILE] [--tap] [AREA|CASE]...
 #   tests/run.sh --list-areas
 #   tests/run.sh --list [AREA|CASE]...
 #
@@ -27,12 +27,15 @@
 # --list     print the cases that would run, "N AREA KIND NAME WHAT" a line,
 #            and exit
 # --as NAME  the name its messages give (splice-selftest passes its own)
+# --times FILE  write every case's seconds, CPU seconds, number and name
+#            to FILE, slowest first, "WALL CPU N NAME" a line
 # AREA|CASE  run only these areas (cat, man, ...) or cases (t_to_pipe, ...);
 #            a name that is neither is a usage error, and nothing runs.
 #
 # The order, and so each case's number, is the same whatever -j: the shared
 # cases area by area, then the alone ones area by area.  The cases start in
-# another order: those an area names with `tcase --long` first.
+# another order: those an area names with `tcase --long` first, then the
+# other shared ones taking the areas in turn, a case of each.
 set -u
 
 TESTS=$(cd "$(dirname "$0")" && pwd)
@@ -46,10 +49,11 @@ TAP_ONLY=
 JOBS=
 LIST=
 PROG=run.sh
+TIMES_FILE=
 
 usage() {
   echo "usage: $0 [-j N] [--bindir DIR] [--helpers DIR] [--strict] [--valgrind]" \
-    "[--timeout SECS] [--tap] [AREA|CASE]..."
+    "[--timeout SECS] [--times FILE] [--tap] [AREA|CASE]..."
   echo "       $0 --list-areas"
   echo "       $0 --list [AREA|CASE]..."
 }
@@ -99,6 +103,8 @@ while [ $# -gt 0 ]; do
   --list-areas) areas; exit 0 ;;
   --list) LIST=1; shift ;;
   --as) [ $# -ge 2 ] || usage_error "--as needs a name"; PROG=$2; shift 2 ;;
+  --times) [ $# -ge 2 ] || usage_error "--times needs a file"; TIMES_FILE=$2; shift 2 ;;
+  --times=*) TIMES_FILE=${1#*=}; shift ;;
   -h|--help) usage; exit 0 ;;
   -*) usage_error "unknown option: $1" ;;
   '') usage_error "an empty name of an area or case" ;;
@@ -246,6 +252,10 @@ run_case() {
   # CPU seconds: the user and system time of the case's processes that
   # were waited for, from the second line of times.
   times > "$_dir/.times"
+  # What the case left goes now (a finished case may wait a while for its
+  # turn to be reported); its log, pid and times stay for the report.
+  find "$_dir" -mindepth 1 -maxdepth 1 ! -name .log ! -name .pid ! -name .times \
+    -exec rm -rf {} + 2> /dev/null
   # Whole or not at all: the runner may look for it while this writes it.
   echo "$_status $((centis - _start))" > "$_dir/.result.new"
   mv "$_dir/.result.new" "$_dir/.result"
@@ -308,18 +318,27 @@ exec 3<> "$WORK/finished"
 while read -r i area kind name desc; do
   eval "area_$i=\$area kind_$i=\$kind name_$i=\$name title_$i=\"\$area: \$desc\""
 done < "$WORK/plan"
-# start_K: the case started K-th: the long ones, the other shared ones, the alone ones.
+# start_K: the case started K-th.  The long ones first; then the other
+# shared ones one area at a time in turn, so that the cases that mostly
+# wait (progress, net) run beside ones that compute, not beside each other;
+# the alone ones last.
 k=0
-for want in long shared alone; do
-  i=1
-  while [ "$i" -le "$total" ]; do
-    eval "kind=\$kind_$i"
-    if [ "$kind" = "$want" ]; then
-      k=$((k + 1))
-      eval "start_$k=$i"
-    fi
-    i=$((i + 1))
-  done
+for i in $(awk '
+    $3 == "long" { print $1 }
+    $3 == "shared" {
+      if (!($2 in n)) areas[++na] = $2
+      list[$2, ++n[$2]] = $1
+      if (n[$2] > rounds) rounds = n[$2]
+    }
+    $3 == "alone" { alone[++nl] = $1 }
+    END {
+      for (r = 1; r <= rounds; r++)
+        for (a = 1; a <= na; a++)
+          if (r <= n[areas[a]]) print list[areas[a], r]
+      for (j = 1; j <= nl; j++) print alone[j]
+    }' "$WORK/plan"); do
+  k=$((k + 1))
+  eval "start_$k=$i"
 done
 running=0 next_start=1 next_report=1 alone_runs='' c=''
 while [ "$next_report" -le "$total" ]; do
@@ -348,7 +367,6 @@ exec 3>&-
 
 centis
 echo "1..$total"
-# Where the time went: the whole run, the ten slowest cases.
 # Where the time went: the whole run, its CPU seconds, the ten slowest
 # cases (seconds of wall clock, then of CPU).
 awk -v total="$total" -v wall=$(( (centis - run_start) / 100 )) -v jobs="$JOBS" '
@@ -356,11 +374,16 @@ awk -v total="$total" -v wall=$(( (centis - run_start) / 100 )) -v jobs="$JOBS" 
   { cpu += secs($3) + secs($4) }
   END { printf "# %d cases in %d s, %d at a time, %.0f s of CPU; the slowest:\n", total, wall, jobs, cpu }
 ' "$WORK/times"
-sort -rn "$WORK/times" | head -n 10 |
+sort -rn "$WORK/times" |
   awk '
     function secs(t, m) { m = t; sub(/m.*/, "", m); sub(/^[0-9]+m/, "", t); return m * 60 + t }
     { t = $1; n = $2; c = secs($3) + secs($4); sub(/^[^ ]+ [^ ]+ [^ ]+ [^ ]+ /, "")
-      printf "#   %5.1f s (CPU %5.1f s)  %d - %s\n", t / 100, c, n, $0 }'
+      printf "%.1f %.1f %d %s\n", t / 100, c, n, $0 }' > "$WORK/times.sorted"
+awk 'NR <= 10 { w = $1; c = $2; n = $3; sub(/^[^ ]+ [^ ]+ [^ ]+ /, "")
+  printf "#   %5.1f s (CPU %5.1f s)  %d - %s\n", w, c, n, $0 }' "$WORK/times.sorted"
+if [ -n "$TIMES_FILE" ]; then
+  cp "$WORK/times.sorted" "$TIMES_FILE" || echo "$PROG: --times: cannot write $TIMES_FILE" >&2
+fi
 summary="$passed passed, $failed failed"
 [ "$skipped" -eq 0 ] || summary="$summary, $skipped skipped"
 if [ -n "$TAP_ONLY" ]; then
