@@ -726,13 +726,13 @@ t_wait_timeout() {
   # The first client is queued: it sends until the buffers are full, then
   # nothing moves.
   START=$(date +%s%N)
-  run_status st timeout 20 splice-tonet -v -w 1 127.0.0.1 "$NPORT" < /dev/zero 2> serr
-  status 1 "$(cat st)" "splice-tonet -w 1 to a peer that never reads"
+  run_status st timeout 20 splice-tonet -v -w 0.5 127.0.0.1 "$NPORT" < /dev/zero 2> serr
+  status 1 "$(cat st)" "splice-tonet -w 0.5 to a peer that never reads"
   mentions serr "connected to 127.0.0.1 $NPORT (127.0.0.1 port $NPORT)"
   mentions serr "^splice-tonet: 127.0.0.1 $NPORT: Connection timed out$"
-  took_at_most 4 "splice-tonet -w 1 (idle)"
+  took_at_most 4 "splice-tonet -w 0.5 (idle)"
   # The queue is full now: SYNs are dropped.
-  for cmd in "splice-tonet -w 1 127.0.0.1 $NPORT" "splice-tee -w 1 -n 127.0.0.1:$NPORT"; do
+  for cmd in "splice-tonet -w 0.5 127.0.0.1 $NPORT" "splice-tee -w 0.5 -n 127.0.0.1:$NPORT"; do
     START=$(date +%s%N)
     # shellcheck disable=SC2086
     run_status st timeout 20 $cmd < /dev/null > /dev/null 2> serr
@@ -740,16 +740,16 @@ t_wait_timeout() {
     mentions serr "127.0.0.1.$NPORT: Connection timed out$"
     took_at_most 4 "$cmd (connect)"
   done
-  # splice-fromnet -k -w 1: an idle peer is dropped, the next one served.
+  # splice-fromnet -k -w 0.5: an idle peer is dropped, the next one served.
   random_file f 100000
-  receive 127.0.0.1 file -k -w 1 --timeout 3 -v
+  receive 127.0.0.1 file -k -w 0.5 --timeout 1.5 -v
   idle_sender a "$PORT"
   wait_until "the idle sender never got in" grep -q "connection from" err
   START=$(date +%s%N)
   send 127.0.0.1 file f
   took_at_most 4 "the sender after an idle one"
-  reap "$RPID" "splice-fromnet -k -w 1"
-  status 1 "$REAPED" "splice-fromnet -k -w 1 after an idle peer"
+  reap "$RPID" "splice-fromnet -k -w 0.5"
+  status 1 "$REAPED" "splice-fromnet -k -w 0.5 after an idle peer"
   mentions err "^splice-fromnet: 127.0.0.1 port [0-9]*: Connection timed out$"
   { printf a; cat f; } > ref
   same ref out
@@ -1187,9 +1187,21 @@ tcase t_fromnet_long_timeout_polls_finite "splice-fromnet --timeout past 2^31 ms
 t_fromnet_long_timeout_polls_finite() {
   need strace
   for secs in 2147484 4294968 100000000 1e15; do
-    rm -f trace
-    run_status st traced -f -o trace -e trace=poll,ppoll timeout -s KILL 1 \
-      splice-fromnet --timeout "$secs" -b 127.0.0.1 0 > /dev/null 2> err
+    rm -f trace err
+    # strace's pid, its one child the tool: once that listens and sleeps
+    # (in its poll for a peer), SIGTERM ends it; strace then ends too.
+    env ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" strace -f -o trace \
+      -e trace=poll,ppoll splice-fromnet --timeout "$secs" -b 127.0.0.1 0 > /dev/null 2> err &
+    spid=$!
+    wait_until "--timeout $secs: no 'listening on' line and no end" \
+      sh -c 'grep -q "listening on" err || [ ! -d /proc/$1 ]' sh "$spid"
+    tool=$(cat "/proc/$spid/task/$spid/children" 2> /dev/null || :)
+    tool=${tool%% *}
+    if [ -n "$tool" ]; then
+      wait_until "--timeout $secs: the tool never slept" sleeping "$tool"
+      kill -TERM "$tool" 2> /dev/null || :
+    fi
+    run_status st wait "$spid"
     # Refused (a usage error) is allowed; so is a finite wait.
     [ "$(cat st)" -ne 2 ] || { mentions err "timeout"; continue; }
     grep -E '^[0-9]+ +p?poll\(' trace > polls || fail "--timeout $secs: no poll in the trace"

@@ -805,7 +805,7 @@ end_receiver() {
   done
 }
 
-# tee_to_peer PEER OPTS...: 20 MB from a pipe through splice-tee OPTS -w 1
+# tee_to_peer PEER OPTS...: 20 MB from a pipe through splice-tee OPTS -w 0.3
 # -n to a receiver whose reader is PEER (sh), and to the file copy and a
 # pipe into stdout; splice-tee's status in "st", its stderr in "terr".
 tee_to_peer() {
@@ -814,7 +814,7 @@ tee_to_peer() {
   receive_through "$_peer" 127.0.0.1
   rm -f copy stdout
   # shellcheck disable=SC2086 # OPTS are words
-  { cat f | run_status st timeout 30 splice-tee "$@" -w 1 -n "127.0.0.1:$PORT" copy \
+  { cat f | run_status st timeout 30 splice-tee "$@" -w 0.3 -n "127.0.0.1:$PORT" copy \
     2> terr; } | cat > stdout
   end_receiver
 }
@@ -857,7 +857,7 @@ tcase --long t_tee_peer_leaves \
   "splice-tee -n, a peer that never reads, leaves or resets, any mode: dropped, named, no SIGPIPE"
 t_tee_peer_leaves() {
   random_file f 20000000
-  # Never reads (the -w 1 timeout gives up on it), reads 1 MiB then its
+  # Never reads (the -w 0.3 timeout gives up on it), reads 1 MiB then its
   # receiver dies (the kernel resets), resets once it took 100 kB.
   peers="exec_sleep_60 exec_head_-c_1048576"
   command -v perl > /dev/null 2>&1 && peers="$peers reset"
