@@ -236,8 +236,8 @@ static int
 list_cases(void)
 {
 	for (size_t i = 0; i < N_CASES; i++)
-		printf("%-17s %s\n", cases[i].name, cases[i].what);
-	return fflush(stdout) == 0 ? 0 : EXIT_ERROR;
+		out_printf("%-17s %s\n", cases[i].name, cases[i].what);
+	return exit_status();
 }
 
 /*

@@ -118,6 +118,7 @@ struct common_opts {
 	bool progress;		/* --progress: status line once a second */
 	const char *name;	/* --name: what starts the status line, or NULL */
 	double interval_secs;	/* --interval: between status lines, 0 = 1 s */
+	double window_secs;	/* --average-rate-window: the ETA's rate over, 0 = 10 s */
 	bool numeric;		/* --numeric: bare numbers, one a line */
 	bool size_given;	/* --size: the total to expect is size_bytes */
 	uint64_t size_bytes;
@@ -157,6 +158,7 @@ enum {
 	OPT_PROGRESS,
 	OPT_NAME,
 	OPT_INTERVAL,
+	OPT_RATE_WINDOW,	/* --average-rate-window, pv's -m */
 	OPT_NUMERIC,
 	OPT_PIPE_SIZE,
 	OPT_TOOL_FIRST = 0x120,	/* first code free for a tool's own options */
@@ -244,6 +246,13 @@ int wait_fd_timeout(int fd, short events, double timeout_secs);
  * (direct_io_dropped()); -1 with errno on error.
  */
 int write_all(int fd, const void *buf, size_t len);
+/*
+ * printf(3) to standard output in one write_all(): an interrupted write(2)
+ * is made again, where stdio would fail for good.  The first error is
+ * said ("standard output: ...", an error: exit_status()); nothing more is
+ * written after it.
+ */
+void out_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /*
  * read(2) of at most len bytes: EINTR retried, EAGAIN (an inherited
  * O_NONBLOCK) waited out with poll(2), an O_DIRECT that refuses it dropped

@@ -45,10 +45,10 @@ void
 print_table_header(bool csv)
 {
 	if (csv)
-		printf("case,pipe_bytes,bytes_per_run,runs,gib_s,gib_s_min,gib_s_max,"
+		out_printf("case,pipe_bytes,bytes_per_run,runs,gib_s,gib_s_min,gib_s_max,"
 		    "cpu_s_per_gib,ratio_rw,verified\n");
 	else
-		printf("%-17s %6s %8s %7s %7s %9s %6s  %-8s %s\n", "case", "pipe", "GiB/s",
+		out_printf("%-17s %6s %8s %7s %7s %9s %6s  %-8s %s\n", "case", "pipe", "GiB/s",
 		    "min", "max", "CPU s/GiB", "x rw", "data", "method");
 }
 
@@ -64,28 +64,27 @@ print_row(const struct bench_case *bc, const struct result *r, double baseline, 
 	if (baseline > 0 && !r->failed)
 		snprintf(ratio, sizeof(ratio), "%.2f", med / baseline);
 	if (csv) {
-		printf("%s,%zu,%llu,%d,%.3f,%.3f,%.3f,%.3f,%s,%s\n", bc->name,
+		out_printf("%s,%zu,%llu,%d,%.3f,%.3f,%.3f,%.3f,%s,%s\n", bc->name,
 		    bc->pipe != NO_PIPE ? r->cap : 0, (unsigned long long)r->run_bytes,
 		    r->runs, med, lo, hi, cpu, baseline > 0 && !r->failed ? ratio : "",
 		    r->failed ? "FAIL" : "yes");
 	} else if (r->failed) {
-		printf("%-17s %6s %8s %7s %7s %9s %6s  %-8s %s\n", bc->name, pipe, "-", "-",
+		out_printf("%-17s %6s %8s %7s %7s %9s %6s  %-8s %s\n", bc->name, pipe, "-", "-",
 		    "-", "-", "-", "FAIL", bc->what);
 	} else {
-		printf("%-17s %6s %8.2f %7.2f %7.2f %9.3f %6s  %-8s %s\n", bc->name, pipe, med,
+		out_printf("%-17s %6s %8.2f %7.2f %7.2f %9.3f %6s  %-8s %s\n", bc->name, pipe, med,
 		    lo, hi, cpu, ratio, "yes", bc->what);
 	}
-	fflush(stdout);
 }
 
 void
 print_sweep_header(bool csv)
 {
 	if (csv)
-		printf("case,pipe_bytes,request_bytes,bytes_per_run,runs,gib_s,gib_s_min,"
+		out_printf("case,pipe_bytes,request_bytes,bytes_per_run,runs,gib_s,gib_s_min,"
 		    "gib_s_max,cpu_s_per_gib,ratio_fixed,verified,note,socket_bytes,more\n");
 	else
-		printf("%-17s %7s %8s %6s %6s %8s %7s %7s %9s %7s  %-4s %s\n", "case", "pipe",
+		out_printf("%-17s %7s %8s %6s %6s %8s %7s %7s %9s %7s  %-4s %s\n", "case", "pipe",
 		    "request", "socket", "more", "GiB/s", "min", "max", "CPU s/GiB", "x fixed",
 		    "data", "note");
 }
@@ -123,14 +122,14 @@ print_sweep_row(const struct bench_case *bc, const struct tuning *tu, const stru
 	if (fixed_med > 0 && !r->failed)
 		snprintf(ratio, sizeof(ratio), "%.2f", m.med / fixed_med);
 	if (csv)
-		printf("%s,%zu,%zu,%llu,%d,%.3f,%.3f,%.3f,%.3f,%s,%s,%s,%zu,%s\n", bc->name,
+		out_printf("%s,%zu,%zu,%llu,%d,%.3f,%.3f,%.3f,%.3f,%s,%s,%s,%zu,%s\n", bc->name,
 		    r->cap, req, (unsigned long long)r->run_bytes, r->runs, m.med, m.lo, m.hi,
 		    m.cpu, ratio, r->failed ? "FAIL" : "yes", mark, tu->sock_bytes, more);
 	else if (r->failed)
-		printf("%-17s %6zuK %7zuK %6s %6s %8s %7s %7s %9s %7s  %-4s %s\n", bc->name,
+		out_printf("%-17s %6zuK %7zuK %6s %6s %8s %7s %7s %9s %7s  %-4s %s\n", bc->name,
 		    r->cap / 1024, req / 1024, sock, more, "-", "-", "-", "-", "-", "FAIL", mark);
 	else
-		printf("%-17s %6zuK %7zuK %6s %6s %8.2f %7.2f %7.2f %9.3f %7s  %-4s %s\n",
+		out_printf("%-17s %6zuK %7zuK %6s %6s %8.2f %7.2f %7.2f %9.3f %7s  %-4s %s\n",
 		    bc->name, r->cap / 1024, req / 1024, sock, more, m.med, m.lo, m.hi, m.cpu,
 		    ratio, "yes", mark);
 }

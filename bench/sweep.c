@@ -188,7 +188,6 @@ sweep_case(const struct bench_case *bc, const struct bench_opts *o)
 	}
 	for (int i = 0; i < n; i++)
 		print_sweep_row(bc, &tu[i], &r[i], fixed_med, marks[i == fixed][i == best], o->csv);
-	fflush(stdout);
 	free(rates);
 	return any_failed;
 }

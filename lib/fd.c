@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -305,6 +306,37 @@ write_all(int fd, const void *buf, size_t len)
 		len -= (size_t)n;
 	}
 	return 0;
+}
+
+void
+out_printf(const char *fmt, ...)
+{
+	static bool failed;
+	char small[512], *text = small;
+	va_list ap;
+	int n;
+
+	if (failed)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(small, sizeof(small), fmt, ap);
+	va_end(ap);
+	if (n >= 0 && (size_t)n >= sizeof(small)) {
+		text = malloc((size_t)n + 1);
+		if (text == NULL)
+			n = -1;
+		else {
+			va_start(ap, fmt);
+			n = vsnprintf(text, (size_t)n + 1, fmt, ap);
+			va_end(ap);
+		}
+	}
+	if (n < 0 || write_all(STDOUT_FILENO, text, (size_t)n) < 0) {
+		warn_errno("standard output");
+		failed = true;
+	}
+	if (text != small)
+		free(text);
 }
 
 ssize_t
