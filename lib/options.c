@@ -144,6 +144,11 @@ progress_option(int opt, const char *arg)
 		common.interval_secs = option_seconds("--interval", arg);
 		if (common.interval_secs < 0.01 || common.interval_secs > 86400)
 			usage_error("--interval: must be 0.01 to 86400 seconds: '%s'", arg);
+	} else if (opt == OPT_RATE_WINDOW) {
+		common.window_secs = option_seconds("--average-rate-window", arg);
+		if (common.window_secs < 0.5 || common.window_secs > 86400)
+			usage_error("--average-rate-window: must be 0.5 to 86400 seconds: '%s'",
+			    arg);
 	}
 }
 
@@ -161,6 +166,7 @@ common_option(int opt, const char *arg, void (*help)(void))
 	case OPT_PROGRESS:
 	case OPT_NAME:
 	case OPT_INTERVAL:
+	case OPT_RATE_WINDOW:
 	case OPT_NUMERIC:
 		progress_option(opt, arg);
 		return;

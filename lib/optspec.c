@@ -40,6 +40,8 @@ static const struct {
 	  "- progress\tprint a status line on stderr about once a second\n"
 	  "- name NAME\tstart the status line with NAME (implies --progress)\n"
 	  "- interval SECS\tstatus every SECS s (default 1; implies --progress)\n"
+	  "- average-rate-window SECS\tthe ETA's rate is that of the last SECS s\n"
+	  "\t(default 10, as pv -m; implies --progress)\n"
 	  "- numeric\tstatus as numbers, one a line: percent when the total\n"
 	  "\tis known, else bytes (implies --progress)\n"
 	  "- pipe-size SIZE\tpipe capacity to ask for (default 1M)\n"

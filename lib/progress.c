@@ -32,15 +32,16 @@
 #include "internal.h"
 
 /*
- * The ETA divides what is left by the rate of about the last
- * RATE_WINDOW_SECS, not by the whole run's average: a transfer that slowed
- * down (a cache that filled, a -L of another stage) is not promised the
- * speed it had at the start.  The window is kept as WINDOW_SAMPLES samples
- * at least WINDOW_STEP_SECS apart, whatever --interval is.
+ * The ETA divides what is left by the rate of about the last window
+ * (--average-rate-window, RATE_WINDOW_SECS unless told), not by the whole
+ * run's average: a transfer that slowed down (a cache that filled, a -L of
+ * another stage) is not promised the speed it had at the start.  The
+ * window is kept as WINDOW_SAMPLES samples at least WINDOW_STEP_SECS
+ * apart, whatever --interval is.
  */
 #define RATE_WINDOW_SECS 10.0
 #define WINDOW_SAMPLES 32
-#define WINDOW_STEP_SECS (RATE_WINDOW_SECS * 2 / WINDOW_SAMPLES)
+#define WINDOW_STEP_SECS (prog.window_secs * 2 / WINDOW_SAMPLES)
 /*
  * How long the watcher waits for room on stderr: for a status line (it is
  * dropped after that), and for its last words once an ending signal came;
@@ -61,6 +62,7 @@ static struct {
 	bool numeric;		/* bare numbers, one a line */
 	const char *name;
 	double interval;
+	double window_secs;	/* the ETA's rate is over the last window_secs */
 	double next_tick;	/* now_seconds() when the next line is due */
 	struct sample last, before_last;	/* at the last two timed lines */
 	struct sample window[WINDOW_SAMPLES];	/* a ring, for the ETA's rate */
@@ -114,7 +116,7 @@ window_rate(double secs, uint64_t bytes)
 		const struct sample *s =
 		    &prog.window[(prog.window_newest + WINDOW_SAMPLES - i) % WINDOW_SAMPLES];
 
-		if (s->secs < secs - RATE_WINDOW_SECS)
+		if (s->secs < secs - prog.window_secs)
 			break;
 		from = s;
 	}
@@ -365,6 +367,7 @@ account_start(const struct common_opts *c, enum progress_count count)
 		.numeric = c->numeric,
 		.name = c->name,
 		.interval = c->interval_secs > 0 ? c->interval_secs : 1,
+		.window_secs = c->window_secs > 0 ? c->window_secs : RATE_WINDOW_SECS,
 		.fill_in = -1,
 		.fill_out = -1,
 	};
