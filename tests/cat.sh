@@ -720,6 +720,34 @@ size_lies() {
   skip "no sysfs attribute of st_size 4096 here"
 }
 
+# every_stdin_tool FILE: FILE on stdin of every tool that reads its stdin
+# (splice-cat's operands aside): the bytes cat gives, sent or counted.
+every_stdin_tool() {
+  cat "$1" > ref
+  splice-cat < "$1" > out || fail "splice-cat < $1 > out"
+  same ref out
+  splice-buffer < "$1" > out || fail "splice-buffer < $1"
+  same ref out
+  start_receiver out ferr timeout 30 splice-fromnet -b 127.0.0.1 0
+  timeout 30 splice-tonet 127.0.0.1 "$PORT" < "$1" > /dev/null || fail "splice-tonet < $1"
+  reap "$RPID" "splice-fromnet, the receiver of $1"
+  status 0 "$REAPED" "splice-fromnet, the receiver of $1"
+  same ref out
+  start_receiver -i "$1" /dev/null ferr timeout 30 splice-fromnet -b 127.0.0.1 0
+  # An empty pipe to send: --strict refuses to splice from /dev/null.
+  : | timeout 30 splice-tonet 127.0.0.1 "$PORT" > out || fail "splice-fromnet < $1"
+  reap "$RPID" "splice-fromnet < $1"
+  status 0 "$REAPED" "splice-fromnet < $1"
+  same ref out
+  # tee(2) and vmsplice(2) need pipes: a file is a fallback, which --strict refuses.
+  [ -z "${STRICT:-}" ] || return 0
+  splice-tee copy < "$1" > out || fail "splice-tee < $1"
+  same ref out
+  same ref copy
+  vmsplice-touser -c < "$1" > count || fail "vmsplice-touser -c < $1"
+  counted count "$(wc -c < ref)" "vmsplice-touser -c < $1"
+}
+
 tcase t_size_no_end "files that give a size but refuse SEEK_END or SEEK_DATA (/proc/cmdline, ...): every tool copies what cat does"
 t_size_no_end() {
   found=
@@ -744,17 +772,14 @@ t_size_no_end() {
     tail -c +4 "$f" > ref
     splice-cat --skip 3 "$f" > out || fail "splice-cat --skip 3 $f > out"
     same ref out
-    # The other tools that read a file on stdin: the same bytes.
-    cat "$f" > ref
-    splice-buffer < "$f" > out || fail "splice-buffer < $f"
-    same ref out
-    # tee(2) and vmsplice(2) need pipes: a file is a fallback, which --strict refuses.
-    [ -z "${STRICT:-}" ] || continue
-    splice-tee copy < "$f" > out || fail "splice-tee < $f"
-    same ref out
-    same ref copy
-    vmsplice-touser -c < "$f" > count || fail "vmsplice-touser -c < $f"
-    counted count "$(wc -c < ref)" "vmsplice-touser -c < $f"
+    # Every tool that reads a file on stdin: the same bytes.
+    every_stdin_tool "$f"
+  done
+  # A sysfs attribute says 4096 whatever it holds.
+  for f in /sys/kernel/mm/transparent_hugepage/enabled /sys/devices/system/cpu/online; do
+    [ -r "$f" ] || continue
+    every_stdin_tool "$f"
+    break
   done
   # /proc/self/environ is the reader's own: its bytes, as cat's (it refuses
   # splice(2), so --strict refuses it, named).

@@ -1093,6 +1093,88 @@ t_fromnet_keeps_stdin() {
   done
 }
 
+# ---- a half-close in each direction ----------------------------------------
+
+# Perl on the connection $c.  send_g: all of the file g; read_all: to the
+# end, into the file peer_got; half: shuts down its sending side, then
+# makes the file peer_closed.
+send_g='open(my $g, "<", "g") or die "g: $!"; binmode $g; my $d = do { local $/; <$g> };
+  for (my $at = 0; $at < length $d;) {
+    my $n = syswrite($c, $d, 65536, $at); defined $n or die "write: $!"; $at += $n; }'
+read_all='open(my $got, ">", "peer_got") or die "peer_got: $!"; binmode $got;
+  while (1) { my $n = sysread($c, my $b, 65536); defined $n or die "read: $!"; last if !$n;
+    print $got $b; } close $got;'
+half='shutdown($c, 1) or die "shutdown: $!"; open(my $m, ">", "peer_closed") or die; close $m;'
+
+# fed_after_half: f1, then (once the peer shut its sending side) f2.
+fed_after_half() {
+  cat f1
+  _i=0
+  until [ -e peer_closed ] || [ $_i -ge 400 ]; do
+    sleep 0.05
+    _i=$((_i + 1))
+  done
+  cat f2
+}
+
+# half_closed WHAT ST ERR REPLY SENT: exit 0, REPLY is g, the peer got SENT,
+# and -v counts each way on its own, as splice-tonet or splice-fromnet does.
+half_closed() {
+  [ "$(cat "$2")" -eq 0 ] || { cat "$3" >&2; fail "$1: exit $(cat "$2")"; }
+  cmp g "$4" || fail "$1: what the peer sent differs"
+  cmp "$5" peer_got || fail "$1: what the peer got differs"
+  case $1 in
+  splice-tonet*) mentions "$3" "^splice-tonet: $(wc -c < "$5") bytes sent, $(wc -c < g) bytes received$" ;;
+  *) mentions "$3" ": $(wc -c < g) bytes received, $(wc -c < "$5") sent$" ;;
+  esac
+}
+
+tcase t_half_close "splice-tonet and splice-fromnet, the peer's half-close first or last: the other way goes on to its end, exit 0, each way counted"
+t_half_close() {
+  need perl
+  random_file f1 1000000
+  random_file f2 1000000
+  random_file g 2000000
+  cat f1 f2 > f
+  # splice-tonet.  The peer sends g and shuts its side while the tool still
+  # has f2 to send; then the peer reads all first and replies after.
+  rm -f peer_closed peer_got
+  perl_listener 1 'accept(my $c, $s) or die "accept: $!"; '"$send_g $half $read_all"
+  { fed_after_half | run_status st timeout 30 splice-tonet -v 127.0.0.1 "$NPORT" \
+    > reply 2> terr; }
+  reap "$RPID" "the peer of splice-tonet"
+  half_closed "splice-tonet, the peer's half-close first" st terr reply f
+  rm -f peer_got
+  perl_listener 1 'accept(my $c, $s) or die "accept: $!"; '"$read_all $send_g"
+  run_status st timeout 30 splice-tonet -v 127.0.0.1 "$NPORT" < f > reply 2> terr
+  reap "$RPID" "the peer of splice-tonet"
+  half_closed "splice-tonet, its own half-close first" st terr reply f
+  # splice-fromnet sending its stdin, the same two ways, its peer a client.
+  for order in first last; do
+    rm -f peer_closed peer_got
+    if [ $order = first ]; then
+      fed_after_half | timeout 30 splice-fromnet -v -b 127.0.0.1 0 > out 2> ferr &
+      code="$send_g $half $read_all"
+    else
+      timeout 30 splice-fromnet -v -b 127.0.0.1 0 < f > out 2> ferr &
+      code="$read_all $send_g"
+    fi
+    fpid=$!
+    PORT=$(listen_port ferr)
+    run_status pst timeout 30 perl -e '
+      use Socket;
+      socket(my $c, PF_INET, SOCK_STREAM, 0) or die "socket: $!";
+      connect($c, pack_sockaddr_in($ARGV[0], inet_aton("127.0.0.1"))) or die "connect: $!";
+      '"$code" "$PORT"
+    status 0 "$(cat pst)" "the peer of splice-fromnet ($order)"
+    set +e
+    wait "$fpid"
+    echo $? > st
+    set -e
+    half_closed "splice-fromnet, the peer's half-close $order" st ferr out f
+  done
+}
+
 tcase t_fromnet_sends "splice-fromnet < FILE serves FILE to its peer (nc -N, splice-tonet) while it receives"
 t_fromnet_sends() {
   random_file f 3000000
