@@ -166,7 +166,7 @@ tcase t_faults_bench "splice-bench: poll, splice, vmsplice, tee, write fail EINT
 t_faults_bench() {
   need strace
   faulted() {
-    run_status st inject "$@" timeout 20 splice-bench -t 0.05 -s 1M -c tcp-vmsplice-pipe -c tee-tee \
+    run_status st inject "$@" timeout 20 splice-bench -t 0.01 -s 64K -c tcp-vmsplice-pipe -c tee-tee \
       > out 2> err
   }
   # Both cases' rows, each verified.

@@ -7,11 +7,11 @@
 # (splice-tonet's bytes sent, splice-bench's workers) lives in its area.
 . "${TESTS:?run me through tests/run.sh}/lib.sh"
 
-tcase t_stall "--progress: a line every second while the input stalls 3 s, stderr a file"
+tcase t_stall "--progress: a line every interval while the input stalls 1 s, stderr a file"
 t_stall() {
-  { vmsplice -s 1M; sleep 3; vmsplice -s 1M; } | splice-cat --progress 2> err > out
+  { vmsplice -s 1M; sleep 1; vmsplice -s 1M; } | splice-cat --progress --interval 0.25 2> err > out
   [ "$(wc -c < out)" -eq 2097152 ] || fail "copied $(wc -c < out) bytes"
-  # During the stall the count stays at 1 MiB: lines at about 1, 2 and 3 s.
+  # During the stall the count stays at 1 MiB: lines at about 0.25, 0.5, 0.75 and 1 s.
   n=$(lines_with err "^1048576 bytes (1.0 MB, 1.0 MiB) copied, [0-9]*\.[0-9][0-9] s")
   [ "$n" -ge 2 ] || { cat err >&2; fail "$n status lines during the stall, expected 2 or more"; }
   mentions err "^2097152 bytes (2.1 MB, 2.0 MiB) copied, [0-9.]* s, .*/s, avg .*/s$"
@@ -19,17 +19,17 @@ t_stall() {
 
 tcase t_terminal "status lines: redrawn in place on a terminal (script(1)), one per line in a file"
 t_terminal() {
-  vmsplice -s 3M -L 2M | splice-cat --progress 2> err > /dev/null
+  vmsplice -s 1M -L 2M | splice-cat --interval 0.1 2> err > /dev/null
   [ "$(tr -cd '\r' < err | wc -c)" -eq 0 ] || fail "a carriage return went into a file"
   [ "$(lines_with err copied)" -ge 2 ] || { cat err >&2; fail "fewer than 2 lines"; }
   need script
   # stdout and stderr the terminal: only the last status ends its line.
-  script -q -e -c "vmsplice -s 3M -L 2M --progress | splice-cat > /dev/null" /dev/null \
+  script -q -e -c "vmsplice -s 1M -L 2M --interval 0.1 | splice-cat > /dev/null" /dev/null \
     > on_tty < /dev/null || fail "script(1) or the pipeline in it failed"
   n=$(tr '\r' '\n' < on_tty | grep -c copied || :)
   [ "$n" -ge 2 ] || { od -c on_tty >&2; fail "$n status lines on the terminal"; }
   [ "$(tr -cd '\n' < on_tty | wc -c)" -eq 1 ] || { od -c on_tty >&2; fail "status lines not redrawn"; }
-  grep -q "$(printf '\r')3145728 bytes" on_tty || fail "no \\r before the last line"
+  grep -q "$(printf '\r')1048576 bytes" on_tty || fail "no \\r before the last line"
 }
 
 # drawn RAW: the status lines with a total (a percent) that a terminal was
@@ -40,12 +40,12 @@ drawn() {
   sed 's/\x1b\[[0-9;]*[A-Za-z]//g; s/\x1b[78]//g' "$1" | tr '\r' '\n' | grep '%' || :
 }
 
-# drawn_at COLSxROWS: splice-cat --name "copy of f" of f at 2 MiB/s on a
+# drawn_at COLSxROWS: splice-cat --name "copy of f" of f at 4 MiB/s on a
 # terminal that size; the status lines drawn go to "lines", four or more,
 # none of them as wide as the terminal.
 drawn_at() {
   TERM=xterm "$pty" -s "$1" -o raw -- \
-    sh -c 'splice-cat -L 2M --interval 0.2 --name "copy of f" f > /dev/null' > /dev/null ||
+    sh -c 'splice-cat -L 4M --interval 0.1 --name "copy of f" f > /dev/null' > /dev/null ||
     fail "pty-screen"
   drawn raw > lines
   [ "$(wc -l < lines)" -ge 4 ] || { cat -v raw >&2; fail "$1: fewer than 4 lines drawn"; }
@@ -94,14 +94,14 @@ t_narrow() {
 tcase --long t_last_line_once "exactly one last line: an end on an interval tick, and --numeric without a total"
 t_last_line_once() {
   head -c 4M /dev/zero > z
-  # 4 MiB at 4 MiB/s ends at 1 s, on the 4th tick: no timed line of the whole before the last.
+  # 4 MiB at 8 MiB/s ends at 0.5 s, on the 4th tick: no timed line of the whole before the last.
   for _i in 1 2 3; do
-    splice-cat --progress --interval 0.25 -L 4M z 2> err > /dev/null
+    splice-cat --progress --interval 0.125 -L 8M z 2> err > /dev/null
     [ "$(lines_with err "^4194304 bytes")" -eq 1 ] || { cat err >&2; fail "the whole said twice"; }
     tail -n 1 err | grep -q "^4194304 bytes .*, 100%, ETA 0:00:00$" ||
       { cat err >&2; fail "the last line is not the whole"; }
     grep -q " 0 B/s" err && { cat err >&2; fail "a line with 0 B/s"; }
-    vmsplice -s 1M | splice-cat -L 1M --numeric --interval 0.25 2> counts > /dev/null
+    vmsplice -s 1M | splice-cat -L 2M --numeric --interval 0.125 2> counts > /dev/null
     [ "$(lines_with counts "^1048576$")" -eq 1 ] || { cat counts >&2; fail "--numeric: twice"; }
   done
 }
