@@ -161,9 +161,9 @@ e_load_multiprocess() {
   busy_loops
   # A worker that still held another's pipe slept in close(2) on its lock
   # while that one blocked in splice(2) into TCP: a run hung 2 times in 25.
-  # About 4 sweeps in 6 s (each starts its workers some 40 times); the
+  # About 3 sweeps in 4 s (each starts its workers some 40 times); the
   # case runs alone, so these seconds are the whole harness's.
-  end=$(( $(date +%s) + 6 ))
+  end=$(( $(date +%s) + 4 ))
   runs=0
   while [ "$(date +%s)" -lt "$end" ] && [ $runs -lt 40 ]; do
     runs=$((runs + 1))

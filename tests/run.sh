@@ -221,29 +221,33 @@ command -v flock > /dev/null 2>&1 || HARNESS_LOCK=
 # timeout(1), which leads a process group of its own: whatever the case
 # left running (a listener of a case that failed) is named and ended by
 # that group's id.  This subshell holds the harness lock (shared, or
-# alone for KIND alone) while the case runs.  Writes "STATUS CENTISECONDS"
-# to case.N/.result, then N to the descriptor 3, the runner's FIFO.
+# alone for KIND alone) while the case runs.  The case's output goes to
+# res.N.log, its pid to res.N.pid, its CPU times to res.N.times, then
+# "STATUS CENTISECONDS" to res.N.result, and last N to the descriptor 3,
+# the runner's FIFO: the runner reads a result only once told.  What the
+# case left in case.N goes at once (a finished case may wait a while for
+# its turn to be reported).
 run_case() {
-  _dir=$WORK/case.$1
+  _dir=$WORK/case.$1 _res=$WORK/res.$1
   if [ -n "$HARNESS_LOCK" ] && { exec 9>> "$HARNESS_LOCK"; } 2> /dev/null; then
     chmod 666 "$HARNESS_LOCK" 2> /dev/null || :
     # Waited for as long as a case may run: then the case runs without it.
     if [ "$4" = alone ]; then _lock=-x; else _lock=-s; fi
-    flock "$_lock" -w "$CASE_TIMEOUT" 9 || echo "NOTE: ran without the harness lock" > "$_dir/.log"
+    flock "$_lock" -w "$CASE_TIMEOUT" 9 || echo "NOTE: ran without the harness lock" > "$_res.log"
   fi
   centis
   _start=$centis
   (cd "$_dir" && exec timeout -k 10 "$CASE_TIMEOUT" sh "$TESTS/$2.sh" run "$3") \
-    >> "$_dir/.log" 2>&1 < /dev/null 3>&- 9>&- &
+    >> "$_res.log" 2>&1 < /dev/null 3>&- 9>&- &
   _pid=$!
-  echo "$_pid" > "$_dir/.pid"
+  echo "$_pid" > "$_res.pid"
   wait "$_pid"
   _status=$?
   if kill -0 "-$_pid" 2> /dev/null; then
     # Dead ones waiting for init to reap them are not worth a note.
     ps -e -o pgid= -o stat= -o args= |
       awk -v g="$_pid" '$1 == g && $2 !~ /^Z/ { $1 = ""; $2 = ""; print "NOTE: left running:" $0 }' \
-      >> "$_dir/.log"
+      >> "$_res.log"
     kill -TERM "-$_pid" 2> /dev/null
     sleep 1
     kill -KILL "-$_pid" 2> /dev/null
@@ -251,21 +255,16 @@ run_case() {
   centis
   # CPU seconds: the user and system time of the case's processes that
   # were waited for, from the second line of times.
-  times > "$_dir/.times"
-  # What the case left goes now (a finished case may wait a while for its
-  # turn to be reported); its log, pid and times stay for the report.
-  find "$_dir" -mindepth 1 -maxdepth 1 ! -name .log ! -name .pid ! -name .times \
-    -exec rm -rf {} + 2> /dev/null
-  # Whole or not at all: the runner may look for it while this writes it.
-  echo "$_status $((centis - _start))" > "$_dir/.result.new"
-  mv "$_dir/.result.new" "$_dir/.result"
+  times > "$_res.times"
+  rm -rf "$_dir"
+  echo "$_status $((centis - _start))" > "$_res.result"
   echo "$1" >&3
 }
 
 # Interrupted (a ^C, or a runner that ends the harness's process group),
 # the runner ends every case that runs: each leads a process group.
 end_cases() {
-  for _pidfile in "$WORK"/case.*/.pid; do
+  for _pidfile in "$WORK"/res.*.pid; do
     [ -f "$_pidfile" ] || continue
     [ -f "${_pidfile%.pid}.result" ] || kill -TERM "-$(cat "$_pidfile")" 2> /dev/null
   done
@@ -274,39 +273,38 @@ trap 'end_cases; exit 130' INT
 trap 'end_cases; exit 143' TERM
 
 # report N: the TAP line of the finished case N (its log after it when it
-# failed), counted; its directory goes.
+# failed), counted.
 passed=0 failed=0 skipped=0
 report() {
-  _dir=$WORK/case.$1
-  read -r _status _cs < "$_dir/.result"
+  _res=$WORK/res.$1
+  read -r _status _cs < "$_res.result"
   _title=
   eval "_title=\$title_$1"
   _secs=$((_cs / 100))
-  { read -r _ _; read -r _user _sys; } < "$_dir/.times"
+  { read -r _ _; read -r _user _sys; } < "$_res.times"
   echo "$_cs $1 $_user $_sys $_title" >> "$WORK/times"
   if [ "$_status" -eq 0 ]; then
     echo "ok $1 - $_title (${_secs}s)"
     # Informational findings of a passing case, e.g. the vmsplice reuse hazard.
     while IFS= read -r line; do
       case $line in "NOTE: "*) echo "#   ${line#NOTE: }" ;; esac
-    done < "$_dir/.log"
+    done < "$_res.log"
     passed=$((passed + 1))
   elif [ "$_status" -eq 77 ]; then
-    reason=$(sed -n 's/^SKIP: //p' "$_dir/.log" | tail -n 1)
+    reason=$(sed -n 's/^SKIP: //p' "$_res.log" | tail -n 1)
     echo "ok $1 - $_title # SKIP ${reason:-no reason given}"
     skipped=$((skipped + 1))
   else
-    [ "$_status" -eq 124 ] && echo "timed out after ${CASE_TIMEOUT}s" >> "$_dir/.log"
+    [ "$_status" -eq 124 ] && echo "timed out after ${CASE_TIMEOUT}s" >> "$_res.log"
     echo "not ok $1 - $_title (exit $_status)"
     if [ -n "$TAP_ONLY" ]; then
       # meson test shows a TAP test's stderr (--print-errorlogs), not its comments.
-      { echo "not ok $1 - $_title"; sed 's/^/#   /' "$_dir/.log" | tail -n 40; } >&2
+      { echo "not ok $1 - $_title"; sed 's/^/#   /' "$_res.log" | tail -n 40; } >&2
     else
-      sed 's/^/#   /' "$_dir/.log" | tail -n 40
+      sed 's/^/#   /' "$_res.log" | tail -n 40
     fi
     failed=$((failed + 1))
   fi
-  rm -rf "$_dir"
 }
 
 # The loop: start cases while fewer than JOBS run (an alone case only when
@@ -354,12 +352,15 @@ while [ "$next_report" -le "$total" ]; do
     running=$((running + 1))
     next_start=$((next_start + 1))
   done
-  while [ "$next_report" -le "$total" ] && [ -f "$WORK/case.$next_report/.result" ]; do
+  while [ "$next_report" -le "$total" ]; do
+    eval "c=\${done_$next_report:-}"
+    [ -n "$c" ] || break
     report "$next_report"
     next_report=$((next_report + 1))
   done
   [ "$next_report" -le "$total" ] || break
   read -r _finished <&3
+  eval "done_$_finished=1"
   running=$((running - 1))
   alone_runs=
 done
