@@ -3,7 +3,10 @@
 # of the system calls the tools take (splice01-09, tee01-02, vmsplice01-04,
 # fcntl30/35/37, pipe2_04, pipe12, pipe15, sendfile02-09,
 # copy_file_range01-03, and dirtypipe, CVE-2022-0847) is checked by a case
-# named after the LTP test it mirrors; then, one case each, the kernel
+# named after the LTP test it mirrors; then what kselftests (mm/cow.c,
+# splice/), xfstests (generic/434), liburing (test/splice.c) and the CVE
+# record (CVE-2020-29374, CVE-2008-0009/0010/0600) check of the family, and
+# pipes spliced into themselves or each other; then, one case each, the kernel
 # behaviours the tools rely on that LTP does not test, failing where the
 # tools would lose data and saying what this kernel does where either
 # answer is legal.  The tools exercise what they can reach;
@@ -60,7 +63,9 @@ need_root() {
 # ---- the kernel log ---------------------------------------------------------------
 
 # What a kernel problem looks like in its log (problems, below): a WARN(), a
-# BUG(), an oops, a sanitizer's report, a refcount or list corruption; at
+# BUG(), an oops, a sanitizer's report, a refcount or list corruption, and
+# what liburing's runner and syzkaller also take for a failure (a hung task,
+# an RCU stall, lockdep's reports, a fault the kernel could not handle); at
 # warning level or worse, anything that names splice.
 # The demonstration case's marker: a case ignores the markers of other runs.
 DEMO_MARKER='kernel log check demonstration'
@@ -88,7 +93,11 @@ problems() {
     case $_text in
     *WARNING:* | *BUG:* | *"BUG "* | *Oops* | *"general protection fault"* | *"Kernel panic"* | \
       *"cut here"* | *"Call Trace"* | *UBSAN:* | *KASAN:* | *KFENCE:* | *refcount_t:* | \
-      *"list_add corruption"* | *"list_del corruption"* | *"kernel BUG"*)
+      *"list_add corruption"* | *"list_del corruption"* | *"kernel BUG"* | \
+      *"blocked for more than"* | *"self-detected stall"* | *"detected stalls on CPUs"* | \
+      *"possible circular locking dependency"* | *"possible recursive locking detected"* | \
+      *"suspicious RCU usage"* | *"Unable to handle kernel"* | *"invalid opcode:"* | \
+      *"divide error:"* | *"Internal error"* | *"PANIC: double fault"*)
       echo "kernel: $_text" ;;
     *[Ss][Pp][Ll][Ii][Cc][Ee]*) case $_level in [0-4]) echo "kernel: $_text" ;; esac ;;
     esac
@@ -134,9 +143,25 @@ k_kernel_log() {
 log_marker() {
   printf '<6>WARNING: %s, %s\n' "$DEMO_MARKER" "$KLOG_TOKEN" > /dev/kmsg
   printf '<4>%s: a splice complaint, %s\n' "$DEMO_MARKER" "$KLOG_TOKEN" > /dev/kmsg
+  echo "$DEMO_PROBLEMS" | while IFS= read -r _p; do
+    printf '<6>%s: %s, %s\n' "$_p" "$DEMO_MARKER" "$KLOG_TOKEN" > /dev/kmsg
+  done
 }
+# What else the demonstration logs, at info level: a line of each kind that
+# liburing's runner and syzkaller take for a kernel failure.
+DEMO_PROBLEMS='INFO: task probe:1 blocked for more than 120 seconds.
+rcu: INFO: rcu_preempt self-detected stall on CPU
+rcu: INFO: rcu_preempt detected stalls on CPUs/tasks
+WARNING: possible circular locking dependency detected
+WARNING: possible recursive locking detected
+WARNING: suspicious RCU usage
+Unable to handle kernel paging request at virtual address 0
+invalid opcode: 0000 [#1] SMP
+divide error: 0000 [#1] SMP
+Internal error: Oops: 96000004 [#1] SMP
+PANIC: double fault, error_code: 0x0'
 
-tcase k_kernel_log_demo "kernel log: a WARNING logged while a case runs fails it (a marker)"
+tcase k_kernel_log_demo "kernel log: a WARNING, a hung task, a stall, lockdep, an oops logged while a case runs fail it (markers)"
 k_kernel_log_demo() {
   [ -n "$(log_position)" ] || skip "the kernel log cannot be read here"
   [ -w /dev/kmsg ] || skip "/dev/kmsg is not writable here"
@@ -146,6 +171,10 @@ k_kernel_log_demo() {
   mentions out "FAIL: the kernel logged a problem while log_marker ran"
   mentions out "^kernel: WARNING: $DEMO_MARKER, $token\$"
   mentions out "^kernel: $DEMO_MARKER: a splice complaint, $token\$"
+  echo "$DEMO_PROBLEMS" | while IFS= read -r p; do
+    grep -qxF "kernel: $p: $DEMO_MARKER, $token" out ||
+      { cat out >&2; fail "not taken for a problem: $p"; }
+  done
 }
 
 # ---- splice(2) -----------------------------------------------------------------------
@@ -635,6 +664,108 @@ tcase k_copy_file_range03 "copy_file_range03: a copy updates the output's modifi
 k_copy_file_range03() {
   expect "ok 32 mtime updated" cfr03 libc
   expect "ok 32 mtime updated" cfr03 syscall
+}
+
+# ---- what kselftests, xfstests, liburing and the CVE record check ------------------------------
+
+# cow_case SHAPE WAY: mm/cow.c's question on SHAPE memory, asked WAY: the
+# pipe's reader sees the old bytes.  MAP_SHARED first, the control: there
+# the other process's write is meant to show, so the probe can see a leak.
+cow_case() {
+  expect new cow-vmsplice shared "$2"
+  got=$(probe cow-vmsplice "$1" "$2")
+  case $got in
+  old) ;;
+  nothp) skip "no transparent huge page could be had (THP off, or never for this mapping)" ;;
+  *) fail "cow-vmsplice $1 $2: the reader saw '$got' bytes: the write leaked through the pipe" ;;
+  esac
+}
+
+tcase k_cow_vmsplice_child "mm/cow.c (CVE-2020-29374): vmsplice() + unmap in child: the reader sees the old bytes"
+k_cow_vmsplice_child() { cow_case base child-unmap; }
+
+tcase k_cow_vmsplice_child_mprotect "mm/cow.c: vmsplice() + unmap in child with mprotect() optimization: the old bytes"
+k_cow_vmsplice_child_mprotect() { cow_case base child-unmap-mprotect; }
+
+tcase k_cow_vmsplice_before_fork "mm/cow.c: vmsplice() before fork(), unmap in parent after fork(): the old bytes"
+k_cow_vmsplice_before_fork() { cow_case base before-fork; }
+
+tcase k_cow_vmsplice_parent "mm/cow.c: vmsplice() + unmap in parent after fork(): the old bytes"
+k_cow_vmsplice_parent() { cow_case base parent-after-fork; }
+
+tcase k_cow_vmsplice_thp "mm/cow.c: the four ways on a PMD-mapped transparent huge page: the old bytes"
+k_cow_vmsplice_thp() {
+  for way in child-unmap child-unmap-mprotect before-fork parent-after-fork; do
+    cow_case thp "$way"
+  done
+}
+
+tcase k_vmsplice_efault "CVE-2008-0009/0010/0600: vmsplice(2) both ways to null, unmapped, PROT_NONE, kernel, wrapping addresses and an unmapped iovec array: EFAULT, no byte moved"
+k_vmsplice_efault() {
+  for dir in in out; do
+    expect "EFAULT EFAULT EFAULT EFAULT EFAULT EFAULT" vmsplice-efault "$dir:null" \
+      "$dir:unmapped" "$dir:prot-none" "$dir:top" "$dir:wrap" "$dir:bad-iovec"
+  done
+}
+
+tcase k_short_splice_read "kselftests short_splice_read.sh: 2 bytes from /proc/sys and sysfs files are their first 2; 4096 what cat gives"
+k_short_splice_read() {
+  kernel_at_least 5 10 || skip "/proc/sys splices since 5.10 (this is $(uname -r))"
+  tried=0
+  for f in /proc/sys/kernel/ostype /proc/sys/kernel/osrelease /proc/sys/vm/overcommit_memory \
+    /sys/kernel/mm/transparent_hugepage/enabled /sys/devices/system/cpu/online; do
+    [ -r "$f" ] || continue
+    expect "ok 2" splice-head "$f" 2 two
+    head -c 2 "$f" > want
+    cmp want two || fail "2 bytes spliced from $f are not its first 2"
+    cat "$f" > want
+    expect "ok $(wc -c < want)" splice-head "$f" 4096 all
+    cmp want all || fail "4096 bytes spliced from $f are not what cat gives"
+    tried=$((tried + 1))
+  done
+  [ "$tried" -ge 2 ] || skip "fewer than 2 of the /proc/sys and sysfs files here"
+}
+
+tcase k_proc_refuse "kselftests splice/: /proc/PID/limits and /proc/PID/comm refuse splice(2), EINVAL (since 5.10)"
+k_proc_refuse() {
+  kernel_at_least 5 10 || skip "these refuse since 5.10 (this is $(uname -r))"
+  expect EINVAL splice-head /proc/self/limits 4096 out
+  expect EINVAL splice-head /proc/self/comm 4096 out
+}
+
+tcase k_dev_null_splice "kselftests default_file_splice_read: a splice from /dev/null into a pipe moves no byte"
+k_dev_null_splice() {
+  got=$(probe splice-head /dev/null 4096 out)
+  case $got in "ok 0" | EINVAL) ;; *) fail "splice from /dev/null: '$got'" ;; esac
+  [ ! -s out ] || fail "a splice from /dev/null moved $(wc -c < out) bytes"
+}
+
+tcase k_zero_length "liburing splice.c: splice, tee, vmsplice, sendfile, copy_file_range of 0 bytes return 0 at once, even on an empty pipe"
+k_zero_length() {
+  expect "ok 0 ok 0 ok 0 ok 0 ok 0 ok 0 ok 0 ok 0" zero-length f
+}
+
+tcase k_past_eof "xfstests generic/434: splice, sendfile, copy_file_range from past the end of the source: 0, no error"
+k_past_eof() {
+  random_file f 10000
+  expect "ok 0 ok 0 ok 0" past-eof f
+}
+
+tcase k_pipe_self "fs/splice.c: a pipe spliced or teed into itself: EINVAL, its bytes kept"
+k_pipe_self() {
+  expect "EINVAL EINVAL kept 3" pipe-self
+}
+
+tcase k_pipe_cross "two threads splicing pipe 1 -> 2 and 2 -> 1 for a second (then tee(2) so): no hang, no byte lost or doubled"
+k_pipe_cross() {
+  expect "ok 4096 exact" pipe-cross splice
+  got=$(probe pipe-cross tee)
+  case $got in "ok "[1-9]*[0-9]) ;; *) fail "pipe-cross tee: '$got'" ;; esac
+}
+
+tcase k_pipe_cross_block "two full pipes spliced into each other, blocking: both wait interruptibly, a signal ends both with EINTR"
+k_pipe_cross_block() {
+  expect "EINTR EINTR" pipe-cross-block
 }
 
 # ---- what the tools rely on, beyond LTP ----------------------------------------------------------

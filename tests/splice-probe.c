@@ -99,6 +99,21 @@ static const struct scenario {
 	{ "cfr03", 1, 1, "libc|syscall", "copy_file_range03: the output's mtime", .run = cfr03 },
 	{ "with-tmpfs", 2, -1, "DIR CMD [ARG]...", "CMD with a private tmpfs on DIR",
 	  .run = with_tmpfs },
+	{ "cow-vmsplice", 2, 2, "base|thp|shared WAY", "CVE-2020-29374 (mm/cow.c): WAY "
+	  "child-unmap child-unmap-mprotect before-fork parent-after-fork", .run = cow_vmsplice },
+	{ "vmsplice-efault", 1, -1, "in|out:KIND...", "CVE-2008-0009/0010/0600: KIND null "
+	  "unmapped prot-none top wrap bad-iovec", .each = vmsplice_efault },
+	{ "zero-length", 1, 1, "FILE", "liburing splice.c: every call for 0 bytes",
+	  .run = zero_length },
+	{ "past-eof", 1, 1, "FILE", "generic/434: splice, sendfile, copy_file_range past EOF",
+	  .run = past_eof },
+	{ "splice-head", 3, 3, "FILE LEN OUT", "short_splice_read.sh: one splice of LEN",
+	  .run = splice_head },
+	{ "pipe-self", 0, 0, "", "a pipe spliced and teed into itself", .run = pipe_self },
+	{ "pipe-cross", 1, 1, "splice|tee", "two threads, pipe 1 -> 2 and 2 -> 1, a second",
+	  .run = pipe_cross },
+	{ "pipe-cross-block", 0, 0, "", "two full pipes spliced into each other, then SIGALRM",
+	  .run = pipe_cross_block },
 	{ "kmsg-last", 0, 0, "", "the kernel log's newest sequence number", .run = kmsg_last },
 	{ "kmsg-since", 1, 1, "SEQ", "the kernel log's records after SEQ", .run = kmsg_since },
 };
