@@ -4,7 +4,7 @@
 # fcntl30/35/37, pipe2_04, pipe12, pipe15, sendfile02-09,
 # copy_file_range01-03, and dirtypipe, CVE-2022-0847) is checked by a case
 # named after the LTP test it mirrors; then what kselftests (mm/cow.c,
-# splice/), xfstests (generic/434), liburing (test/splice.c) and the CVE
+# splice/), xfstests (generic/434, 564, 591), liburing (test/splice.c) and the CVE
 # record (CVE-2020-29374, CVE-2008-0009/0010/0600) check of the family, and
 # pipes spliced into themselves or each other; then, one case each, the kernel
 # behaviours the tools rely on that LTP does not test, failing where the
@@ -766,6 +766,32 @@ k_pipe_cross() {
 tcase k_pipe_cross_block "two full pipes spliced into each other, blocking: both wait interruptibly, a signal ends both with EINTR"
 k_pipe_cross_block() {
   expect "EINTR EINTR" pipe-cross-block
+}
+
+tcase k_splice_direct "xfstests generic/591: 1 MiB from an O_DIRECT file through a 64 KiB pipe, read in turn or meanwhile: no error, no early end, exact"
+k_splice_direct() {
+  for how in seq concurrent; do
+    got=$(probe splice-direct f "$how")
+    [ "$got" != nodirect ] || skip "no O_DIRECT on this file system (${TMPDIR:-/tmp})"
+    [ "$got" = "ok 1048576 exact" ] || fail "splice-direct $how: '$got'"
+  done
+}
+
+tcase k_fsize_limit "xfstests generic/564: RLIMIT_FSIZE: splice, sendfile, copy_file_range write up to it, then EFBIG (SIGXFSZ ignored) or die of SIGXFSZ"
+k_fsize_limit() {
+  for way in splice sendfile cfr; do
+    expect "ok 65536 EFBIG" fsize-limit "$way" ignore
+    expect "ok 65536 killed by SIGXFSZ" fsize-limit "$way" default
+  done
+}
+
+tcase k_tee_socket "tee(2) of buffers a TCP or AF_UNIX socket spliced into a pipe: both copies exact, released in either order"
+k_tee_socket() {
+  for kind in tcp unix; do
+    for order in first second; do
+      expect "ok 61440 exact exact" tee-socket "$kind" "$order"
+    done
+  done
 }
 
 # ---- what the tools rely on, beyond LTP ----------------------------------------------------------

@@ -114,6 +114,12 @@ static const struct scenario {
 	  .run = pipe_cross },
 	{ "pipe-cross-block", 0, 0, "", "two full pipes spliced into each other, then SIGALRM",
 	  .run = pipe_cross_block },
+	{ "splice-direct", 2, 2, "FILE seq|concurrent", "generic/591: 1 MiB from an O_DIRECT "
+	  "FILE through a 64 KiB pipe", .run = splice_direct },
+	{ "fsize-limit", 2, 2, "splice|sendfile|cfr ignore|default", "generic/564: "
+	  "RLIMIT_FSIZE, EFBIG or SIGXFSZ", .run = fsize_limit },
+	{ "tee-socket", 2, 2, "tcp|unix first|second", "tee(2) of what a socket spliced",
+	  .run = tee_socket },
 	{ "kmsg-last", 0, 0, "", "the kernel log's newest sequence number", .run = kmsg_last },
 	{ "kmsg-since", 1, 1, "SEQ", "the kernel log's records after SEQ", .run = kmsg_since },
 };

@@ -149,6 +149,7 @@ arg_scenario_fn sendfile03, sendfile04;
 scenario_fn cfr01, cfr_once, cfr02, cfr03, with_tmpfs;
 scenario_fn kmsg_last, kmsg_since;
 scenario_fn cow_vmsplice;
+scenario_fn splice_direct, fsize_limit, tee_socket;
 scenario_fn zero_length, past_eof, splice_head, pipe_self, pipe_cross, pipe_cross_block;
 arg_scenario_fn vmsplice_efault;
 
