@@ -794,6 +794,14 @@ k_tee_socket() {
   done
 }
 
+tcase k_uring_splice "liburing splice.c: IORING_OP_SPLICE and IORING_OP_TEE: file position and offset, pipe to file and pipe, tee keeps its source, ESPIPE, EINVAL, a fixed file"
+k_uring_splice() {
+  got=$(probe uring-splice file-pos)
+  [ "$got" != nouring ] || skip "io_uring is not there or disabled (kernel.io_uring_disabled)"
+  expect "ok 3 cde ok 3 bcd ok 3 xyzdef ok 3 xyz ok 3 xyz kept xyz ESPIPE EINVAL ok 3 bcd" \
+    uring-splice file-pos file-off pipe-file pipe-pipe tee pipe-offset tee-file fixed
+}
+
 # ---- what the tools rely on, beyond LTP ----------------------------------------------------------
 
 tcase k_proc_files "which /proc and /sys files splice (informational); spliced bytes are read(2)'s"

@@ -120,6 +120,9 @@ static const struct scenario {
 	  "RLIMIT_FSIZE, EFBIG or SIGXFSZ", .run = fsize_limit },
 	{ "tee-socket", 2, 2, "tcp|unix first|second", "tee(2) of what a socket spliced",
 	  .run = tee_socket },
+	{ "uring-splice", 1, -1, "CASE...", "liburing splice.c: IORING_OP_SPLICE and TEE: "
+	  "file-pos file-off pipe-file pipe-pipe tee pipe-offset tee-file fixed",
+	  .each = uring_splice },
 	{ "kmsg-last", 0, 0, "", "the kernel log's newest sequence number", .run = kmsg_last },
 	{ "kmsg-since", 1, 1, "SEQ", "the kernel log's records after SEQ", .run = kmsg_since },
 };

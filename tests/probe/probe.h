@@ -151,6 +151,6 @@ scenario_fn kmsg_last, kmsg_since;
 scenario_fn cow_vmsplice;
 scenario_fn splice_direct, fsize_limit, tee_socket;
 scenario_fn zero_length, past_eof, splice_head, pipe_self, pipe_cross, pipe_cross_block;
-arg_scenario_fn vmsplice_efault;
+arg_scenario_fn vmsplice_efault, uring_splice;
 
 #endif
