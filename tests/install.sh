@@ -158,6 +158,29 @@ EOF
   done
 }
 
+tcase --long t_harness_stuck_case \
+  "a case that never comes back (its timeout(1) stopped, as one asleep in the kernel): failed, its processes named, the run goes on"
+t_harness_stuck_case() {
+  mkdir h
+  cp "$TESTS/run.sh" "$TESTS/lib.sh" h/
+  cat > h/stuck.sh << EOF
+. "\$TESTS/lib.sh"
+tcase t_stuck "stops its timeout"
+t_stuck() { kill -STOP \$PPID; }
+tcase t_after "passes"
+t_after() { :; }
+run_area "\$@"
+EOF
+  run_status st timeout 120 sh h/run.sh --bindir "$BINDIR" --timeout 1 -j 2 stuck > out 2>&1
+  [ "$(cat st)" -ne 124 ] || { cat out >&2; fail "the harness waited for ever for a stuck case"; }
+  status 1 "$(cat st)" "run.sh stuck"
+  mentions out "^not ok 1 - stuck: stops its timeout (stuck)$"
+  mentions out "^#   STUCK: still running 10 s after its 1 s timeout$"
+  mentions out "^#   STUCK: pid [0-9]* state T in .*timeout"
+  mentions out "^ok 2 - stuck: passes"
+  mentions out "^1 passed, 1 failed$"
+}
+
 tcase t_harness_interrupted "a harness ended by SIGTERM to its process group ends the case that runs"
 t_harness_interrupted() {
   need setsid

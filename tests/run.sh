@@ -237,7 +237,7 @@ run_case() {
   fi
   centis
   _start=$centis
-  (cd "$_dir" && exec timeout -k 10 "$CASE_TIMEOUT" sh "$TESTS/$2.sh" run "$3") \
+  (cd "$_dir" && exec timeout -k 5 "$CASE_TIMEOUT" sh "$TESTS/$2.sh" run "$3") \
     >> "$_res.log" 2>&1 < /dev/null 3>&- 9>&- &
   _pid=$!
   echo "$_pid" > "$_res.pid"
@@ -277,11 +277,16 @@ trap 'end_cases; exit 143' TERM
 passed=0 failed=0 skipped=0
 report() {
   _res=$WORK/res.$1
-  read -r _status _cs < "$_res.result"
+  if [ -f "$_res.stuck" ]; then
+    read -r _status _cs < "$_res.stuck"
+    _user=0m0s _sys=0m0s
+  else
+    read -r _status _cs < "$_res.result"
+    { read -r _ _; read -r _user _sys; } < "$_res.times"
+  fi
   _title=
   eval "_title=\$title_$1"
   _secs=$((_cs / 100))
-  { read -r _ _; read -r _user _sys; } < "$_res.times"
   echo "$_cs $1 $_user $_sys $_title" >> "$WORK/times"
   if [ "$_status" -eq 0 ]; then
     echo "ok $1 - $_title (${_secs}s)"
@@ -296,7 +301,11 @@ report() {
     skipped=$((skipped + 1))
   else
     [ "$_status" -eq 124 ] && echo "timed out after ${CASE_TIMEOUT}s" >> "$_res.log"
-    echo "not ok $1 - $_title (exit $_status)"
+    if [ -f "$_res.stuck" ]; then
+      echo "not ok $1 - $_title (stuck)"
+    else
+      echo "not ok $1 - $_title (exit $_status)"
+    fi
     if [ -n "$TAP_ONLY" ]; then
       # meson test shows a TAP test's stderr (--print-errorlogs), not its comments.
       { echo "not ok $1 - $_title"; sed 's/^/#   /' "$_res.log" | tail -n 40; } >&2
@@ -338,7 +347,40 @@ for i in $(awk '
   k=$((k + 1))
   eval "start_$k=$i"
 done
-running=0 next_start=1 next_report=1 alone_runs='' c=''
+# stuck N: case N still runs STUCK_SECS after its timeout(1) should have
+# killed it: a process asleep in the kernel where SIGKILL cannot reach it
+# (D state: a pipe's lock taken and never given back), or a timeout(1)
+# that cannot act.  Its processes' states, kernel functions and stacks go
+# to its log, it is ended as far as it can be, and it counts as failed;
+# the run goes on without it.
+STUCK_SECS=10
+stuck() {
+  _n=$1
+  _pg=$(cat "$WORK/res.$_n.pid" 2> /dev/null) || _pg=
+  {
+    echo "STUCK: still running ${STUCK_SECS} s after its ${CASE_TIMEOUT} s timeout"
+    for _d in /proc/[0-9]*; do
+      _s=
+      { read -r _s < "$_d/stat"; } 2> /dev/null || continue
+      # shellcheck disable=SC2086 # fields: state ppid pgrp ...
+      set -- ${_s##*) }
+      [ -n "$_pg" ] && [ "${3:-}" = "$_pg" ] || continue
+      echo "STUCK: pid ${_d#/proc/} state $1 in $(cat "$_d/wchan" 2> /dev/null || echo '?'):" \
+        "$(tr '\0' ' ' < "$_d/cmdline" 2> /dev/null)"
+      sed 's/^/STUCK:   /' "$_d/stack" 2> /dev/null || :
+    done
+  } >> "$WORK/res.$_n.log"
+  [ -z "$_pg" ] || kill -KILL "-$_pg" 2> /dev/null
+  # Its own file: run_case may still write the others, should it end after all.
+  echo "1 $(( (STUCK_SECS + CASE_TIMEOUT) * 100 ))" > "$WORK/res.$_n.stuck"
+}
+
+# A tick on the FIFO every 2 s: the runner looks for stuck cases even when
+# no case ends.
+while sleep 2; do echo tick; done >&3 &
+ticker=$!
+
+running=0 next_start=1 next_report=1 alone_runs='' c='' running_list='' _began=0
 while [ "$next_report" -le "$total" ]; do
   while [ "$next_start" -le "$total" ] && [ "$running" -lt "$JOBS" ] && [ -z "$alone_runs" ]; do
     eval "c=\$start_$next_start"
@@ -349,6 +391,9 @@ while [ "$next_report" -le "$total" ]; do
     fi
     mkdir "$WORK/case.$c"
     run_case "$c" "$area" "$name" "$kind" &
+    centis
+    eval "began_$c=$centis"
+    running_list="$running_list $c "
     running=$((running + 1))
     next_start=$((next_start + 1))
   done
@@ -360,10 +405,31 @@ while [ "$next_report" -le "$total" ]; do
   done
   [ "$next_report" -le "$total" ] || break
   read -r _finished <&3
-  eval "done_$_finished=1"
-  running=$((running - 1))
-  alone_runs=
+  if [ "$_finished" = tick ]; then
+    centis
+    _ended=
+    for c in $running_list; do
+      eval "_began=\$began_$c"
+      [ $((centis - _began)) -gt $(( (CASE_TIMEOUT + STUCK_SECS) * 100 )) ] || continue
+      stuck "$c"
+      _ended="$_ended $c"
+    done
+    [ -n "$_ended" ] || continue
+  else
+    _ended=$_finished
+  fi
+  for c in $_ended; do
+    # A stuck case that ends after all was counted already.
+    case $running_list in *" $c "*) ;; *) continue ;; esac
+    running_list=${running_list%%" $c "*}${running_list#*" $c "}
+    eval "done_$c=1"
+    running=$((running - 1))
+    alone_runs=
+  done
 done
+# The ticker and the sleep it waits in, by their pids.
+# shellcheck disable=SC2046 # one pid a word
+kill "$ticker" $(cat "/proc/$ticker/task/$ticker/children" 2> /dev/null) 2> /dev/null
 exec 3>&-
 
 centis
