@@ -756,14 +756,17 @@ k_pipe_self() {
   expect "EINVAL EINVAL kept 3" pipe-self
 }
 
-tcase k_pipe_cross "two threads splicing pipe 1 -> 2 and 2 -> 1 for a second (then tee(2) so): no hang, no byte lost or doubled"
+# The two pipe-loop cases run alone, last: on a kernel that deadlocks here,
+# what sleeps for ever holds only these pipes, nothing runs beside it, and
+# the harness reports it stuck (with its stacks) 10 s after its timeout.
+tcase --alone k_pipe_cross "two threads splicing pipe 1 -> 2 and 2 -> 1 for a second (then tee(2) so): no hang, no byte lost or doubled"
 k_pipe_cross() {
   expect "ok 4096 exact" pipe-cross splice
   got=$(probe pipe-cross tee)
   case $got in "ok "[1-9]*[0-9]) ;; *) fail "pipe-cross tee: '$got'" ;; esac
 }
 
-tcase k_pipe_cross_block "two full pipes spliced into each other, blocking: both wait interruptibly, a signal ends both with EINTR"
+tcase --alone k_pipe_cross_block "two full pipes spliced into each other, blocking: both wait interruptibly, a signal ends both with EINTR"
 k_pipe_cross_block() {
   expect "EINTR EINTR" pipe-cross-block
 }
