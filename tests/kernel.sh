@@ -693,10 +693,12 @@ k_cow_vmsplice_before_fork() { cow_case base before-fork; }
 tcase k_cow_vmsplice_parent "mm/cow.c: vmsplice() + unmap in parent after fork(): the old bytes"
 k_cow_vmsplice_parent() { cow_case base parent-after-fork; }
 
-tcase k_cow_vmsplice_thp "mm/cow.c: the four ways on a PMD-mapped transparent huge page: the old bytes"
+tcase k_cow_vmsplice_thp "mm/cow.c: the four ways on a transparent huge page mapped by a PMD, by PTEs, by one PTE: the old bytes"
 k_cow_vmsplice_thp() {
-  for way in child-unmap child-unmap-mprotect before-fork parent-after-fork; do
-    cow_case thp "$way"
+  for shape in thp thp-pte thp-single; do
+    for way in child-unmap child-unmap-mprotect before-fork parent-after-fork; do
+      cow_case "$shape" "$way"
+    done
   done
 }
 

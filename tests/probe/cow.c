@@ -25,7 +25,7 @@
 /* A PMD-sized transparent huge page on x86-64 and arm64 with 4 KiB pages. */
 #define THP_BYTES (2UL << 20)
 
-enum shape { BASE, THP, SHARED };
+enum shape { BASE, THP, THP_PTE, THP_SINGLE, SHARED };
 enum way { CHILD_UNMAP, CHILD_UNMAP_MPROTECT, BEFORE_FORK, PARENT_AFTER_FORK };
 
 /* The AnonHugePages of the mapping that holds addr, from /proc/self/smaps (kB). */
@@ -56,7 +56,8 @@ anon_huge_kb(const void *addr)
 
 /*
  * The memory of SHAPE, filled with 'A': a base page, the first base page
- * of a transparent huge page (NULL when none could be had), or a shared page.
+ * of a transparent huge page mapped by a PMD, by PTEs or by that one PTE
+ * alone (NULL when none could be had), or a shared page.
  */
 static char *
 cow_memory(enum shape shape, size_t *maplen)
@@ -64,7 +65,7 @@ cow_memory(enum shape shape, size_t *maplen)
 	const size_t page = page_size();
 	char *mem;
 
-	if (shape != THP) {
+	if (shape == BASE || shape == SHARED) {
 		*maplen = page;
 		mem = mmap(NULL, page, PROT_READ | PROT_WRITE,
 		    (shape == SHARED ? MAP_SHARED : MAP_PRIVATE) | MAP_ANONYMOUS, -1, 0);
@@ -82,7 +83,16 @@ cow_memory(enum shape shape, size_t *maplen)
 	if (madvise(mem, THP_BYTES, MADV_HUGEPAGE) < 0)
 		return NULL;
 	memset(mem, 'A', THP_BYTES);
-	return anon_huge_kb(mem) >= (long)(THP_BYTES / 1024) ? mem : NULL;
+	if (anon_huge_kb(mem) < (long)(THP_BYTES / 1024))
+		return NULL;
+	/* PTE-mapped: a protection change on one subpage splits the PMD mapping. */
+	if (shape == THP_PTE && (mprotect(mem + page, page, PROT_READ) < 0 ||
+	    mprotect(mem + page, page, PROT_READ | PROT_WRITE) < 0))
+		die("mprotect");
+	/* A single PTE: every other subpage zapped; the huge page stays behind it. */
+	if (shape == THP_SINGLE && madvise(mem + page, THP_BYTES - page, MADV_DONTNEED) < 0)
+		die("MADV_DONTNEED");
+	return mem;
 }
 
 /* What len bytes read from fd hold: "old" (all 'A'), "new" (all 'B'), else "mixed". */
@@ -116,7 +126,8 @@ step_wait(int fd)
 }
 
 /*
- * cow-vmsplice SHAPE WAY: SHAPE base, thp or shared (the control); WAY
+ * cow-vmsplice SHAPE WAY: SHAPE base, thp (PMD-mapped), thp-pte (PTE-mapped),
+ * thp-single (one PTE left of it) or shared (the control); WAY
  * child-unmap (the child vmsplices and unmaps, the parent writes),
  * child-unmap-mprotect (the same, the parent's mapping made read-only and
  * writable again first: the mprotect() optimisation), before-fork (the
@@ -128,10 +139,10 @@ step_wait(int fd)
 void
 cow_vmsplice(char *argv[])
 {
-	static const char *const shapes[] = { "base", "thp", "shared" };
+	static const char *const shapes[] = { "base", "thp", "thp-pte", "thp-single", "shared" };
 	static const char *const ways[] = { "child-unmap", "child-unmap-mprotect", "before-fork",
 		"parent-after-fork" };
-	enum shape shape = (enum shape)pick("cow-vmsplice", argv[0], shapes, 3);
+	enum shape shape = (enum shape)pick("cow-vmsplice", argv[0], shapes, 5);
 	enum way way = (enum way)pick("cow-vmsplice", argv[1], ways, 4);
 	const size_t len = page_size();
 	size_t maplen;
