@@ -99,8 +99,9 @@ static const struct scenario {
 	{ "cfr03", 1, 1, "libc|syscall", "copy_file_range03: the output's mtime", .run = cfr03 },
 	{ "with-tmpfs", 2, -1, "DIR CMD [ARG]...", "CMD with a private tmpfs on DIR",
 	  .run = with_tmpfs },
-	{ "cow-vmsplice", 2, 2, "base|thp|thp-pte|thp-single|shared WAY", "CVE-2020-29374 (mm/cow.c): WAY "
-	  "child-unmap child-unmap-mprotect before-fork parent-after-fork", .run = cow_vmsplice },
+	{ "cow-vmsplice", 2, 2, "base|thp|thp-pte|thp-single|shared WAY",
+	  "CVE-2020-29374 (mm/cow.c): WAY child-unmap child-unmap-mprotect before-fork "
+	  "parent-after-fork", .run = cow_vmsplice },
 	{ "vmsplice-efault", 1, -1, "in|out:KIND...", "CVE-2008-0009/0010/0600: KIND null "
 	  "unmapped prot-none top wrap bad-iovec", .each = vmsplice_efault },
 	{ "zero-length", 1, 1, "FILE", "liburing splice.c: every call for 0 bytes",

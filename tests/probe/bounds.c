@@ -361,7 +361,7 @@ pipe_cross_block(char *argv[])
 	}
 	close(said[1]);
 	{
-		char text[64] = "", *answer[2] = { "none", "none" };
+		char text[64] = "", *says[2] = { "none", "none" };
 		size_t have = 0;
 		ssize_t got;
 
@@ -376,9 +376,9 @@ pipe_cross_block(char *argv[])
 				break;
 			*nl = '\0';
 			if (who == 0 || who == 1)
-				answer[who] = line + 2;
+				says[who] = line + 2;
 			line = nl + 1;
 		}
-		printf("%s %s\n", answer[0], answer[1]);
+		printf("%s %s\n", says[0], says[1]);
 	}
 }

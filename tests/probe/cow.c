@@ -148,7 +148,7 @@ cow_vmsplice(char *argv[])
 	size_t maplen;
 	char *mem = cow_memory(shape, &maplen);
 	struct iovec iov;
-	int p[2], to_child[2], to_parent[2], answer[2];
+	int p[2], to_child[2], to_parent[2], verdicts[2];
 	char said[16] = "";
 	pid_t pid;
 	int status;
@@ -161,7 +161,7 @@ cow_vmsplice(char *argv[])
 	make_pipe(p);
 	make_pipe(to_child);
 	make_pipe(to_parent);
-	make_pipe(answer);
+	make_pipe(verdicts);
 	if (way == BEFORE_FORK && vmsplice(p[1], &iov, 1, 0) != (ssize_t)len)
 		die("vmsplice");
 	pid = fork_or_die();
@@ -175,7 +175,7 @@ cow_vmsplice(char *argv[])
 			step_done(to_parent[1]);
 			step_wait(to_child[0]);
 			snprintf(said, sizeof(said), "%s", verdict(p[0], len));
-			write_or_die(answer[1], said, strlen(said));
+			write_or_die(verdicts[1], said, strlen(said));
 			_exit(0);
 		}
 		/* The parent pins and unmaps; then this child writes its copy. */
@@ -192,8 +192,8 @@ cow_vmsplice(char *argv[])
 			die("mprotect");
 		memset(mem, 'B', len);
 		step_done(to_child[1]);
-		close(answer[1]);
-		if (read(answer[0], said, sizeof(said) - 1) <= 0)
+		close(verdicts[1]);
+		if (read(verdicts[0], said, sizeof(said) - 1) <= 0)
 			die("the child said nothing");
 	} else {
 		if (way == PARENT_AFTER_FORK && vmsplice(p[1], &iov, 1, 0) != (ssize_t)len)
