@@ -693,12 +693,26 @@ k_cow_vmsplice_before_fork() { cow_case base before-fork; }
 tcase k_cow_vmsplice_parent "mm/cow.c: vmsplice() + unmap in parent after fork(): the old bytes"
 k_cow_vmsplice_parent() { cow_case base parent-after-fork; }
 
-tcase k_cow_vmsplice_thp "mm/cow.c: the four ways on a transparent huge page mapped by a PMD, by PTEs, by one PTE: the old bytes"
+tcase k_cow_vmsplice_thp "mm/cow.c: the four ways on a transparent huge page mapped by a PMD, by PTEs, by one PTE, half mremap()ed, partly shared: the old bytes"
 k_cow_vmsplice_thp() {
-  for shape in thp thp-pte thp-single; do
+  for shape in thp thp-pte thp-single thp-mremap thp-shared; do
     for way in child-unmap child-unmap-mprotect before-fork parent-after-fork; do
       cow_case "$shape" "$way"
     done
+  done
+}
+
+tcase k_cow_vmsplice_hugetlb "mm/cow.c: the four ways on a hugetlb page: old or new bytes, never a mix (a leak there is cow.c's expected failure)"
+k_cow_vmsplice_hugetlb() {
+  for way in child-unmap child-unmap-mprotect before-fork parent-after-fork; do
+    got=$(probe cow-vmsplice hugetlb "$way")
+    case $got in
+    old) ;;
+    # mm/cow.c marks these xfail on hugetlb: harder to fix, nobody cares.
+    new) echo "NOTE: cow-vmsplice hugetlb $way: the write leaked through the pipe, as mm/cow.c expects" ;;
+    nohugetlb) skip "fewer than 2 hugetlb pages free (vm.nr_hugepages; the --kernel guest boots with hugepages=2)" ;;
+    *) fail "cow-vmsplice hugetlb $way: the reader saw '$got' bytes, part old, part new" ;;
+    esac
   done
 }
 

@@ -282,7 +282,7 @@ boot() {
     -nodefaults \
     -display none -monitor none -no-reboot -serial "file:$WORK/console" \
     -kernel "$VMLINUZ" -initrd "$WORK/initrd" \
-    -append "console=ttyS0 panic=-1 quiet loglevel=2" \
+    -append "console=ttyS0 panic=-1 quiet loglevel=2 hugepages=2" \
     < /dev/null > "$WORK/qemu.err" 2>&1 &
   qemu_pid=$!
 }
