@@ -676,7 +676,7 @@ cow_case() {
   got=$(probe cow-vmsplice "$1" "$2")
   case $got in
   old) ;;
-  nothp) skip "no transparent huge page could be had (THP off, or never for this mapping)" ;;
+  nothp) skip "no transparent huge page could be had (THP off, never for this mapping, or over 32 MiB)" ;;
   *) fail "cow-vmsplice $1 $2: the reader saw '$got' bytes: the write leaked through the pipe" ;;
   esac
 }
