@@ -94,7 +94,7 @@ t_installed_areas() {
 }
 
 tcase t_selftest_operands \
-  "splice-selftest and run.sh: an unknown, empty or misspelt name, a bad -j or --timeout, an empty --kernel: exit 2, nothing run"
+  "splice-selftest and run.sh: an unknown, empty or misspelt name, a bad -j, --timeout or --kernel-timeout, an empty --kernel: exit 2, nothing run"
 t_selftest_operands() {
   install_tree
   helpers=$(dirname "$(find "$PWD/root" -name splice-probe)")
@@ -104,7 +104,7 @@ t_selftest_operands() {
     [ "$name" = sh ] && name=run.sh
     # One good name beside a misspelt one: nothing runs, the bad one named.
     for args in "k_splice01 k_splice1O" "k_splice1O" "kernel nosuch" "" "-j 0" "-j x" "--jobs=x" \
-      "--timeout abc" "--timeout=" "--timeout 0"; do
+      "--timeout abc" "--timeout=" "--timeout 0" "--kernel-timeout x" "--kernel-timeout=0" "--kernel-timeout="; do
       case $args in
       "") set -- k_splice01 "" ;;
       *) set -f; set -- $args; set +f ;;
@@ -121,9 +121,10 @@ t_selftest_operands() {
     done
     # --opt=value as --opt value.
     # shellcheck disable=SC2086 # the runner's words
-    run_status st $runner --timeout=60 -j1 k_splice01 > out 2> err
-    status 0 "$(cat st)" "$name --timeout=60 -j1 k_splice01"
+    run_status st $runner --timeout=60 --kernel-timeout=30 -j1 k_splice01 > out 2> err
+    status 0 "$(cat st)" "$name --timeout=60 --kernel-timeout=30 -j1 k_splice01"
     mentions out "^1 passed, 0 failed$"
+    mentions out "^# a case that runs 60 s (30 s in the kernel area) is ended, timed out$"
   done
   run_status st "$selftest" --kernel= kernel > out 2> err
   status 2 "$(cat st)" "splice-selftest --kernel= kernel"
@@ -181,6 +182,67 @@ EOF
   mentions out "^1 passed, 1 failed$"
 }
 
+# timeout_run WORD: the hang area (a case waiting in a pipe's read for
+# ever, one that passes) under h/run.sh --timeout 2, its stdout in
+# out.WORD, stderr in err.WORD, its status in st.WORD; with WORD busybox,
+# under busybox's sh with its applets first in PATH (its timeout(1) ends
+# with 143, not 124), as the --kernel guest runs it.
+timeout_run() {
+  if [ "$1" = busybox ]; then
+    mkdir -p bb
+    for applet in $(busybox --list); do
+      [ -e "bb/$applet" ] || ln -s "$(command -v busybox)" "bb/$applet"
+    done
+    set -- busybox env PATH="$PWD/bb:$PATH" busybox sh
+  else
+    set -- coreutils sh
+  fi
+  _word=$1
+  shift
+  run_status "st.$_word" timeout 60 "$@" h/run.sh --bindir "$BINDIR" --timeout 2 -j 2 hang \
+    > "out.$_word" 2> "err.$_word"
+}
+
+tcase --long t_harness_timeout_case \
+  "a case that waits for ever: \"timed out after N s\" and what it waited in, with coreutils' and busybox's timeout; stdout TAP alone, the plan first"
+t_harness_timeout_case() {
+  mkdir h
+  cp "$TESTS/run.sh" "$TESTS/lib.sh" h/
+  cat > h/hang.sh << EOF
+. "\$TESTS/lib.sh"
+tcase t_hang "waits in a pipe's read"
+t_hang() { sleep 300 | cat; }
+tcase t_after "passes"
+t_after() { :; }
+run_area "\$@"
+EOF
+  ways=coreutils
+  command -v busybox > /dev/null && ways="$ways busybox"
+  for way in $ways; do
+    timeout_run "$way"
+    out=out.$way
+    status 1 "$(cat "st.$way")" "run.sh, a case timed out ($way)"
+    mentions "$out" "^not ok 1 - hang: waits in a pipe's read (timed out after 2 s)$"
+    mentions "$out" "^#   TIMEOUT: still running after its 2 s$"
+    mentions "$out" "^#   TIMEOUT: pid [0-9]* state S in [a-z_]*pipe_read, system call [0-9]*: cat"
+    mentions "$out" "^ok 2 - hang: passes"
+    mentions "$out" "^1 passed, 1 failed$"
+    grep -q STUCK "$out" && { cat "$out" >&2; fail "$way: the case was not ended by SIGTERM"; }
+    # TAP alone: its lines, comments, the plan, and the closing count.
+    grep -v -E '^(ok |not ok |#|1\.\.[0-9]+$|[0-9]+ passed, [0-9]+ failed)' "$out" > stray || :
+    [ ! -s stray ] || { cat "$out" >&2; fail "$way: not TAP on stdout: $(head -n 1 stray)"; }
+    [ "$(grep -v '^#' "$out" | head -n 1)" = 1..2 ] || { cat "$out" >&2; fail "$way: the plan is not first"; }
+    [ ! -s "err.$way" ] || { cat "err.$way" >&2; fail "$way: the harness said something on stderr"; }
+  done
+  # The kernel area's own: a case of an area named kernel, its timeout 1 s.
+  mv h/hang.sh h/kernel.sh
+  sed -i 's/sleep 300 | cat/sleep 300 | cat; echo \$? > $PWD\/late/' h/kernel.sh
+  run_status st sh h/run.sh --bindir "$BINDIR" --kernel-timeout 1 -j 2 t_hang > out 2>&1
+  mentions out "^# a case that runs 300 s (1 s in the kernel area) is ended, timed out$"
+  mentions out "^not ok 1 - kernel: waits in a pipe's read (timed out after 1 s)$"
+  [ ! -e late ] || fail "the case's shell went on after its timeout"
+}
+
 tcase t_harness_interrupted "a harness ended by SIGTERM to its process group ends the case that runs"
 t_harness_interrupted() {
   need setsid
@@ -192,12 +254,14 @@ tcase t_hang "hangs"
 t_hang() { sleep 300 & echo \$! > $PWD/hang.pid; sleep 300; }
 run_area "\$@"
 EOF
+  # setsid(1) in a background job execs in place: $! leads the harness's
+  # process group; each case leads one of its own.
   setsid sh h/run.sh --bindir "$BINDIR" hang > out 2>&1 &
+  group=$!
   for _i in $(seq 100); do [ -s hang.pid ] && break; sleep 0.05; done
   [ -s hang.pid ] || fail "the case never started"
   pid=$(cat hang.pid)
-  # The harness leads its session's process group; the case, one of its own.
-  group=$(ps -o pgid= -p "$(ps -o sid= -p "$pid" | tr -d ' ')" | tr -d ' ')
+  [ "$(stat_field "$pid" 3)" != "$group" ] || fail "the case runs in the harness's process group"
   kill -TERM "-$group"
   for _i in $(seq 40); do
     state=$(sed 's/.*) \(.\).*/\1/' "/proc/$pid/stat" 2> /dev/null || :)

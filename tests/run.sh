@@ -2,10 +2,13 @@
 # The splice-tools test harness: runs every case of every area script
 # (tests/*.sh but this one, lib.sh and vm.sh), each in a private temp dir and
 # process group under a timeout, N at a time; prints TAP in the cases' order,
-# where the time went, and ends with "N passed, N failed, N skipped".
+# where the time went, and ends with "N passed, N failed, N skipped".  The
+# plan line comes first: a run cut short (a virtual machine that died)
+# still shows which cases never reported.
 #
 #   tests/run.sh [-j N] [--bindir DIR] [--helpers DIR] [--strict] [--valgrind]
-#                [--timeout SECS] [--times FILE] [--tap] [AREA|CASE]...
+#                [--timeout SECS] [--kernel-timeout SECS] [--times FILE] [--tap]
+#                [AREA|CASE]...
 #   tests/run.sh --list-areas
 #   tests/run.sh --list [AREA|CASE]...
 #
@@ -18,7 +21,13 @@
 #            that exist to test a fallback are skipped, named.
 # --valgrind run every tool under valgrind --leak-check=full; an error or a
 #            definite leak makes the tool exit 1.
-# --timeout  end a case still running after SECS (default 300)
+# --timeout  end a case still running after SECS (default 300).  A case
+#            that runs out of time is "not ok ... (timed out after N s)"
+#            whatever timeout(1) the system has, with what each of its
+#            processes waited in (wchan, the system call, the stack).
+# --kernel-timeout  the same for the kernel area's cases, which take a
+#            second or two: a case that waits for ever in the kernel costs
+#            seconds, not minutes (default 20, or --timeout's SECS)
 # --tap      nothing but TAP on stdout, for a TAP consumer (meson test): the
 #            closing count is a "# " comment line, a failed case's log goes
 #            to stderr, and failed cases leave the exit status 0 (the
@@ -43,7 +52,9 @@ BINDIR=
 HELPERS=
 STRICT=
 VALGRIND=
-CASE_TIMEOUT=300
+# Set when given: a given empty one is a usage error.
+CASE_TIMEOUT= CASE_TIMEOUT_GIVEN=
+KERNEL_TIMEOUT= KERNEL_TIMEOUT_GIVEN=
 FILTER=
 TAP_ONLY=
 JOBS=
@@ -53,7 +64,7 @@ TIMES_FILE=
 
 usage() {
   echo "usage: $0 [-j N] [--bindir DIR] [--helpers DIR] [--strict] [--valgrind]" \
-    "[--timeout SECS] [--times FILE] [--tap] [AREA|CASE]..."
+    "[--timeout SECS] [--kernel-timeout SECS] [--times FILE] [--tap] [AREA|CASE]..."
   echo "       $0 --list-areas"
   echo "       $0 --list [AREA|CASE]..."
 }
@@ -97,8 +108,18 @@ while [ $# -gt 0 ]; do
   --helpers=*) HELPERS=${1#*=}; shift ;;
   --strict) STRICT=1; shift ;;
   --valgrind) VALGRIND=1; shift ;;
-  --timeout) [ $# -ge 2 ] || usage_error "--timeout needs seconds"; CASE_TIMEOUT=$2; shift 2 ;;
-  --timeout=*) CASE_TIMEOUT=${1#*=}; shift ;;
+  --timeout)
+    [ $# -ge 2 ] || usage_error "--timeout needs seconds"
+    CASE_TIMEOUT=$2 CASE_TIMEOUT_GIVEN=1
+    shift 2
+    ;;
+  --timeout=*) CASE_TIMEOUT=${1#*=} CASE_TIMEOUT_GIVEN=1; shift ;;
+  --kernel-timeout)
+    [ $# -ge 2 ] || usage_error "--kernel-timeout needs seconds"
+    KERNEL_TIMEOUT=$2 KERNEL_TIMEOUT_GIVEN=1
+    shift 2
+    ;;
+  --kernel-timeout=*) KERNEL_TIMEOUT=${1#*=} KERNEL_TIMEOUT_GIVEN=1; shift ;;
   --tap) TAP_ONLY=1; shift ;;
   --list-areas) areas; exit 0 ;;
   --list) LIST=1; shift ;;
@@ -111,7 +132,10 @@ while [ $# -gt 0 ]; do
   *) FILTER="$FILTER $1"; shift ;;
   esac
 done
-positive --timeout "$CASE_TIMEOUT"
+[ -z "$CASE_TIMEOUT_GIVEN" ] || positive --timeout "$CASE_TIMEOUT"
+[ -z "$KERNEL_TIMEOUT_GIVEN" ] || positive --kernel-timeout "$KERNEL_TIMEOUT"
+KERNEL_TIMEOUT=${KERNEL_TIMEOUT:-${CASE_TIMEOUT:-20}}
+CASE_TIMEOUT=${CASE_TIMEOUT:-300}
 if [ -z "$JOBS" ]; then
   JOBS=$(( $(getconf _NPROCESSORS_ONLN 2> /dev/null || nproc 2> /dev/null || echo 1) + 1 ))
   [ "$JOBS" -ge 2 ] || JOBS=2
@@ -207,6 +231,8 @@ if [ -n "$STRICT" ]; then
 fi
 echo "# kernel $(uname -r), tools from $BINDIR"
 echo "# $JOBS cases at a time"
+echo "# a case that runs $CASE_TIMEOUT s ($KERNEL_TIMEOUT s in the kernel area) is ended, timed out"
+echo "1..$total"
 
 # The machine's harness lock: every shared case runs holding it shared, an
 # alone case holding it alone, so that an alone case is alone beside other
@@ -217,12 +243,14 @@ echo "# $JOBS cases at a time"
 HARNESS_LOCK=/tmp/splice-tools-harness.lock
 command -v flock > /dev/null 2>&1 || HARNESS_LOCK=
 
-# run_case N AREA NAME KIND: the case in the background, in case.N, under
-# timeout(1), which leads a process group of its own: whatever the case
-# left running (a listener of a case that failed) is named and ended by
-# that group's id.  This subshell holds the harness lock (shared, or
-# alone for KIND alone) while the case runs.  The case's output goes to
-# res.N.log, its pid to res.N.pid, its CPU times to res.N.times, then
+# run_case N AREA NAME KIND SECS: the case in the background, in case.N,
+# under timeout(1), in a session and process group of its own: whatever the
+# case left running (a listener of a case that failed) is named and ended
+# by that group's id.  The runner ends it after SECS (timed_out);
+# timeout(1) only when the runner could not, 5 s later.  This subshell
+# holds the harness lock (shared, or alone for KIND alone) while the case
+# runs.  The case's output goes to res.N.log, when it started (after the
+# lock) to res.N.began, its pid to res.N.pid, its CPU times to res.N.times, then
 # "STATUS CENTISECONDS" to res.N.result, and last N to the descriptor 3,
 # the runner's FIFO: the runner reads a result only once told.  What the
 # case left in case.N goes at once (a finished case may wait a while for
@@ -233,14 +261,17 @@ run_case() {
     chmod 666 "$HARNESS_LOCK" 2> /dev/null || :
     # Waited for as long as a case may run: then the case runs without it.
     if [ "$4" = alone ]; then _lock=-x; else _lock=-s; fi
-    flock "$_lock" -w "$CASE_TIMEOUT" 9 || echo "NOTE: ran without the harness lock" > "$_res.log"
+    flock "$_lock" -w "$5" 9 || echo "NOTE: ran without the harness lock" >> "$_res.log"
   fi
   centis
   _start=$centis
-  (cd "$_dir" && exec timeout -k 5 "$CASE_TIMEOUT" sh "$TESTS/$2.sh" run "$3") \
+  # setsid: a process group of its own whatever timeout(1) does (busybox's
+  # makes none).
+  (cd "$_dir" && exec setsid timeout -k 5 "$(($5 + 5))" sh "$TESTS/$2.sh" run "$3") \
     >> "$_res.log" 2>&1 < /dev/null 3>&- 9>&- &
   _pid=$!
   echo "$_pid" > "$_res.pid"
+  echo "$_start" > "$_res.began"
   wait "$_pid"
   _status=$?
   if kill -0 "-$_pid" 2> /dev/null; then
@@ -300,9 +331,14 @@ report() {
     echo "ok $1 - $_title # SKIP ${reason:-no reason given}"
     skipped=$((skipped + 1))
   else
-    [ "$_status" -eq 124 ] && echo "timed out after ${CASE_TIMEOUT}s" >> "$_res.log"
+    _limit=
+    eval "_limit=\$timeout_$1"
+    # timeout(1) ends with 124 (coreutils) or 143 (busybox, SIGTERM).
     if [ -f "$_res.stuck" ]; then
       echo "not ok $1 - $_title (stuck)"
+    elif [ -f "$_res.timeout" ] || [ "$_status" -eq 124 ] ||
+      { [ "$_status" -eq 143 ] && [ "$_cs" -ge $((_limit * 100)) ]; }; then
+      echo "not ok $1 - $_title (timed out after $_limit s)"
     else
       echo "not ok $1 - $_title (exit $_status)"
     fi
@@ -324,6 +360,11 @@ exec 3<> "$WORK/finished"
 : > "$WORK/times"
 while read -r i area kind name desc; do
   eval "area_$i=\$area kind_$i=\$kind name_$i=\$name title_$i=\"\$area: \$desc\""
+  if [ "$area" = kernel ]; then
+    eval "timeout_$i=$KERNEL_TIMEOUT"
+  else
+    eval "timeout_$i=$CASE_TIMEOUT"
+  fi
 done < "$WORK/plan"
 # start_K: the case started K-th.  The long ones first; then the other
 # shared ones one area at a time in turn, so that the cases that mostly
@@ -347,32 +388,55 @@ for i in $(awk '
   k=$((k + 1))
   eval "start_$k=$i"
 done
-# stuck N: case N still runs STUCK_SECS after its timeout(1) should have
-# killed it: a process asleep in the kernel where SIGKILL cannot reach it
-# (D state: a pipe's lock taken and never given back), or a timeout(1)
-# that cannot act.  Its processes' states, kernel functions and stacks go
-# to its log, it is ended as far as it can be, and it counts as failed;
-# the run goes on without it.
+# waits_of PGID WORD: a line for each process of group PGID, after WORD:
+# its pid, its state, the kernel function it waits in (wchan), its system
+# call (the number /proc/PID/syscall gives, or "running") and its command;
+# then its kernel stack, where readable.
+waits_of() {
+  _wpg=$1 _word=$2
+  for _d in /proc/[0-9]*; do
+    _s=
+    { read -r _s < "$_d/stat"; } 2> /dev/null || continue
+    # shellcheck disable=SC2086 # fields: state ppid pgrp ...
+    set -- ${_s##*) }
+    [ "${3:-}" = "$_wpg" ] || continue
+    _call=
+    { read -r _call _ < "$_d/syscall"; } 2> /dev/null || _call='?'
+    echo "$_word pid ${_d#/proc/} state $1 in $(cat "$_d/wchan" 2> /dev/null || echo '?')," \
+      "system call $_call: $(tr '\0' ' ' < "$_d/cmdline" 2> /dev/null)"
+    sed "s/^/$_word   /" "$_d/stack" 2> /dev/null || :
+  done
+}
+
+# timed_out N SECS: case N has run SECS: what each of its processes waits
+# in goes to its log, and its process group gets SIGTERM (timeout(1) and
+# the case in it); the report says "timed out".
+timed_out() {
+  _pg=$(cat "$WORK/res.$1.pid" 2> /dev/null) || return 0
+  {
+    echo "TIMEOUT: still running after its $2 s"
+    waits_of "$_pg" TIMEOUT:
+  } >> "$WORK/res.$1.log"
+  : > "$WORK/res.$1.timeout"
+  kill -TERM "-$_pg" 2> /dev/null
+}
+
+# stuck N SECS: case N still runs STUCK_SECS after its SECS: a process
+# asleep in the kernel where no signal reaches it (D state: a pipe's lock
+# taken and never given back), or a timeout(1) that cannot act.  Its
+# processes' states, kernel functions and stacks go to its log, it is
+# ended as far as it can be, and it counts as failed; the run goes on
+# without it.
 STUCK_SECS=10
 stuck() {
-  _n=$1
-  _pg=$(cat "$WORK/res.$_n.pid" 2> /dev/null) || _pg=
+  _pg=$(cat "$WORK/res.$1.pid" 2> /dev/null) || _pg=
   {
-    echo "STUCK: still running ${STUCK_SECS} s after its ${CASE_TIMEOUT} s timeout"
-    for _d in /proc/[0-9]*; do
-      _s=
-      { read -r _s < "$_d/stat"; } 2> /dev/null || continue
-      # shellcheck disable=SC2086 # fields: state ppid pgrp ...
-      set -- ${_s##*) }
-      [ -n "$_pg" ] && [ "${3:-}" = "$_pg" ] || continue
-      echo "STUCK: pid ${_d#/proc/} state $1 in $(cat "$_d/wchan" 2> /dev/null || echo '?'):" \
-        "$(tr '\0' ' ' < "$_d/cmdline" 2> /dev/null)"
-      sed 's/^/STUCK:   /' "$_d/stack" 2> /dev/null || :
-    done
-  } >> "$WORK/res.$_n.log"
+    echo "STUCK: still running ${STUCK_SECS} s after its $2 s timeout"
+    [ -z "$_pg" ] || waits_of "$_pg" STUCK:
+  } >> "$WORK/res.$1.log"
   [ -z "$_pg" ] || kill -KILL "-$_pg" 2> /dev/null
   # Its own file: run_case may still write the others, should it end after all.
-  echo "1 $(( (STUCK_SECS + CASE_TIMEOUT) * 100 ))" > "$WORK/res.$_n.stuck"
+  echo "1 $(( (STUCK_SECS + $2) * 100 ))" > "$WORK/res.$1.stuck"
 }
 
 # A tick on the FIFO every 2 s: the runner looks for stuck cases even when
@@ -380,7 +444,7 @@ stuck() {
 while sleep 2; do echo tick; done >&3 &
 ticker=$!
 
-running=0 next_start=1 next_report=1 alone_runs='' c='' running_list='' _began=0
+running=0 next_start=1 next_report=1 alone_runs='' c='' running_list='' _began=0 _limit=0
 while [ "$next_report" -le "$total" ]; do
   while [ "$next_start" -le "$total" ] && [ "$running" -lt "$JOBS" ] && [ -z "$alone_runs" ]; do
     eval "c=\$start_$next_start"
@@ -390,9 +454,10 @@ while [ "$next_report" -le "$total" ]; do
       alone_runs=1
     fi
     mkdir "$WORK/case.$c"
-    run_case "$c" "$area" "$name" "$kind" &
-    centis
-    eval "began_$c=$centis"
+    eval "_limit=\$timeout_$c"
+    # Its stderr too: nothing but TAP on stdout (busybox's sh says
+    # "Terminated" of a child that SIGTERM ended).
+    run_case "$c" "$area" "$name" "$kind" "$_limit" 2>> "$WORK/res.$c.log" &
     running_list="$running_list $c "
     running=$((running + 1))
     next_start=$((next_start + 1))
@@ -409,9 +474,14 @@ while [ "$next_report" -le "$total" ]; do
     centis
     _ended=
     for c in $running_list; do
-      eval "_began=\$began_$c"
-      [ $((centis - _began)) -gt $(( (CASE_TIMEOUT + STUCK_SECS) * 100 )) ] || continue
-      stuck "$c"
+      # Counted from its start: a case may first wait for the harness lock.
+      _began=
+      { read -r _began < "$WORK/res.$c.began"; } 2> /dev/null || continue
+      eval "_limit=\$timeout_$c"
+      [ $((centis - _began)) -ge $((_limit * 100)) ] || continue
+      [ -f "$WORK/res.$c.timeout" ] || timed_out "$c" "$_limit"
+      [ $((centis - _began)) -gt $(( (_limit + STUCK_SECS) * 100 )) ] || continue
+      stuck "$c" "$_limit"
       _ended="$_ended $c"
     done
     [ -n "$_ended" ] || continue
@@ -433,7 +503,6 @@ kill "$ticker" $(cat "/proc/$ticker/task/$ticker/children" 2> /dev/null) 2> /dev
 exec 3>&-
 
 centis
-echo "1..$total"
 # Where the time went: the whole run, its CPU seconds, the ten slowest
 # cases (seconds of wall clock, then of CPU).
 awk -v total="$total" -v wall=$(( (centis - run_start) / 100 )) -v jobs="$JOBS" '

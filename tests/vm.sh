@@ -257,7 +257,7 @@ else
 fi
 echo "splice-vm: init \$(uname -r), /tmp on \$tmp"
 cd /tmp
-sh $GUEST/tests/run.sh --bindir $GUEST/bin --helpers $GUEST/helpers$operands
+sh $GUEST/tests/run.sh --bindir $GUEST/bin --helpers $GUEST/helpers --kernel-timeout 60$operands
 status=\$?
 echo "splice-vm: kernel log"
 dmesg
