@@ -355,6 +355,13 @@ k_dirtypipe() {
   same ref file
 }
 
+tcase k_linked_writes "after tee(2), a partial pipe-to-pipe splice or a vmsplice, a write into each pipe stays in it (no merging into a shared page)"
+k_linked_writes() {
+  expect "abcXYZ abc123" linked-writes tee
+  expect "defXYZ abc123" linked-writes partial
+  expect "abcXYZ ..." linked-writes vmsplice
+}
+
 # ---- tee(2) ------------------------------------------------------------------------------
 
 tcase k_tee01 "tee01: file -> pipe -> tee -> pipe -> file, the first pipe keeps its bytes"
@@ -488,6 +495,28 @@ k_pipe15() {
   # Two pages since the fix pipe15 checks for; one before, and the write hung.
   size=$(echo "$got" | cut -d' ' -f2)
   [ "$size" -ge $((2 * $(page_bytes))) ] || fail "a soft-limited pipe of $size bytes"
+}
+
+tcase --alone k_pipe_user_pages "pipe(7)'s per-user limits at their exact bounds: soft 64 pages, 4 full pipes; hard 70, 3 more of 2 slots, then ENFILE; no growing past them"
+k_pipe_user_pages() {
+  [ "$(id -u)" -eq 0 ] || skip "needs root, to set fs.pipe-user-pages-soft and -hard"
+  soft=$(cat /proc/sys/fs/pipe-user-pages-soft)
+  hard=$(cat /proc/sys/fs/pipe-user-pages-hard)
+  # The machine's limits back however the case ends.
+  trap 'echo "$soft" > /proc/sys/fs/pipe-user-pages-soft; echo "$hard" > /proc/sys/fs/pipe-user-pages-hard' EXIT
+  { echo 64 > /proc/sys/fs/pipe-user-pages-soft && echo 70 > /proc/sys/fs/pipe-user-pages-hard; } \
+    2> /dev/null || skip "fs.pipe-user-pages-soft and -hard cannot be set here"
+  # A uid of no one: no pipe of its own yet.
+  got=$(probe pipe-user-pages $((3900001000 + $$ % 1000)))
+  two="16x4 2x3 ENFILE grow EPERM shrink ok $(page_bytes)"
+  # A small pipe has 2 slots since 5.17; 1 before (and a write into it
+  # could hang), 2 where that fix was backported.
+  case $got in
+  "$two") ;;
+  "16x4 1x6 ENFILE grow EPERM shrink ok $(page_bytes)")
+    kernel_at_least 5 17 && fail "small pipes of 1 slot on $(uname -r): '$got'" ;;
+  *) fail "pipes past soft 64 and hard 70 pages: '$got', expected '$two'" ;;
+  esac
 }
 
 tcase k_pipe_size_round "F_SETPIPE_SZ rounds up to a power of two pages, F_GETPIPE_SZ agrees"
@@ -823,7 +852,7 @@ k_uring_splice() {
 
 # ---- what the tools rely on, beyond LTP ----------------------------------------------------------
 
-tcase k_proc_files "which /proc and /sys files splice (informational); spliced bytes are read(2)'s"
+tcase k_proc_files "/proc and /sys files: the bytes splice(2) gives are read(2)'s (which refuse: noted)"
 k_proc_files() {
   probe proc-files > answers
   # No answer is no pass: these three exist on every Linux system.
@@ -856,22 +885,24 @@ same
   esac
 }
 
-tcase k_nonblock_socket "SPLICE_F_NONBLOCK from an idle blocking TCP socket (informational)"
+# INFO cases: splice(2) and vmsplice(2) allow either answer, so either is
+# a skip that says which (never a pass); anything else fails.
+tcase k_nonblock_socket "INFO: SPLICE_F_NONBLOCK from an idle blocking TCP socket (splice(2): it may block)"
 k_nonblock_socket() {
   got=$(probe nonblock-socket)
   case $got in
-  blocks) echo "NOTE: splice(2) waits on a blocking socket despite SPLICE_F_NONBLOCK" ;;
-  EAGAIN) echo "NOTE: SPLICE_F_NONBLOCK makes even a blocking socket say EAGAIN" ;;
+  blocks) skip "INFO: splice(2) waits on a blocking socket despite SPLICE_F_NONBLOCK" ;;
+  EAGAIN) skip "INFO: SPLICE_F_NONBLOCK makes even a blocking socket say EAGAIN" ;;
   *) fail "splice from an idle TCP socket with SPLICE_F_NONBLOCK: '$got'" ;;
   esac
 }
 
-tcase k_gift "SPLICE_F_GIFT: is a gifted page still the user's? (informational)"
+tcase k_gift "INFO: SPLICE_F_GIFT: is a gifted page still the user's? (vmsplice(2): either)"
 k_gift() {
   got=$(probe vmsplice-reuse gift)
   case $got in
-  shared) echo "NOTE: a gifted page stays shared: rewriting it changes bytes already sent" ;;
-  copied) echo "NOTE: a gifted page was copied" ;;
+  shared) skip "INFO: a gifted page stays shared: rewriting it changes bytes already sent" ;;
+  copied) skip "INFO: a gifted page was copied" ;;
   *) fail "a rewritten gifted page arrived as neither the old nor the new bytes: $got" ;;
   esac
 }
@@ -881,12 +912,12 @@ k_tee_empty() {
   expect "EAGAIN ok 0" tee-empty
 }
 
-tcase k_pty "splice from a pty, either end (informational); spliced bytes are the ones written"
+tcase k_pty "INFO: splice from a pty, either end (by version); spliced bytes are the ones written"
 k_pty() {
   got=$(probe pty)
   case $got in
-  "slave ok 13 same master ok 14 same") echo "NOTE: both ends of a pty splice" ;;
-  "slave EINVAL master EINVAL") echo "NOTE: a pty refuses splice (EINVAL)" ;;
+  "slave ok 13 same master ok 14 same") skip "INFO: both ends of a pty splice, the bytes written" ;;
+  "slave EINVAL master EINVAL") skip "INFO: a pty refuses splice (EINVAL)" ;;
   *) fail "splice from a pty: '$got'" ;;
   esac
 }
@@ -902,22 +933,22 @@ k_epipe() {
   expect "splice EPIPE SIGPIPE vmsplice EPIPE SIGPIPE tee EPIPE SIGPIPE" epipe
 }
 
-tcase k_file_by_reference "a file page spliced into a pipe, rewritten: what arrives (informational)"
+tcase k_file_by_reference "INFO: a file page spliced into a pipe, rewritten: what arrives (old or new, never mixed)"
 k_file_by_reference() {
   got=$(probe file-by-reference file)
   case $got in
-  reference) echo "NOTE: splice from a file is by reference: a rewrite before the read shows" ;;
-  copy) echo "NOTE: splice from a file copied the page" ;;
+  reference) skip "INFO: splice from a file is by reference: a rewrite before the read shows" ;;
+  copy) skip "INFO: splice from a file copied the page" ;;
   *) fail "a rewritten file page arrived mixed: $got" ;;
   esac
 }
 
-tcase k_vmsplice_reuse "vmsplice reuse hazard (informational): page rewritten after it left a pipe"
+tcase k_vmsplice_reuse "INFO: vmsplice reuse hazard: page rewritten after it left a pipe (old or new, never mixed)"
 k_vmsplice_reuse() {
   got=$(probe vmsplice-reuse)
   case $got in
-  shared) echo "NOTE: the pipe held the user's page: rewriting it changed bytes already sent on" ;;
-  copied) skip "informational: this kernel copied the vmspliced page; reuse is safe here" ;;
+  shared) skip "INFO: the pipe held the user's page: rewriting it changed bytes already sent on" ;;
+  copied) skip "INFO: this kernel copied the vmspliced page; reuse is safe here" ;;
   *) fail "a rewritten vmspliced page arrived as neither the old nor the new bytes: $got" ;;
   esac
 }

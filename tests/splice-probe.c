@@ -45,6 +45,8 @@ static const struct scenario {
 	  .run = dev_sink },
 	{ "dirtypipe", 1, 1, "FILE", "CVE-2022-0847: a write merging into a spliced page",
 	  .run = dirtypipe },
+	{ "linked-writes", 1, 1, "tee|partial|vmsplice", "a write into each of two pipes "
+	  "that share a page", .run = linked_writes },
 	{ "splice-offsets", 1, 1, "FILE", "offsets past 2^31 and 2^32", .run = splice_offsets },
 	{ "proc-files", 0, 0, "", "which /proc and /sys files splice", .run = proc_files },
 	{ "pty", 0, 0, "", "splice from both ends of a pty", .run = pty_splice },
@@ -81,6 +83,8 @@ static const struct scenario {
 	{ "pipe12", 0, 0, "", "pipe12: writes into full, non-empty, empty pipes", .run = pipe12 },
 	{ "pipe15", 1, 1, "WHO", "pipe15: past pipe-user-pages-soft as WHO (or self)",
 	  .run = pipe15 },
+	{ "pipe-user-pages", 1, 1, "UID", "pipes as UID up to pipe-user-pages-soft and -hard "
+	  "(root)", .run = pipe_user_pages },
 	{ "sendfile-at", 4, 4, "IN OUT OFFSET|null COUNT", "sendfile02/06/09: offsets, position",
 	  .run = sendfile_at },
 	{ "sendfile-sparse", 2, 2, "FILE MIB", "sendfile09's sparse input",

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -374,4 +375,52 @@ pipe15(char *argv[])
 	alarm(0);
 	printf("limited %ld after %d pipes ", size, count);
 	result_line(n, errno);
+}
+
+/*
+ * pipe-user-pages UID (root): as UID, a user with no pipes yet, pipes are
+ * made until pipe(2) refuses one (or 512 are made), and each one's slots
+ * counted: "16x4 2x3 ENFILE" is four pipes of 16 slots, three of 2, then
+ * ENFILE.  pipe(7): past pipe-user-pages-soft a new pipe gets the least
+ * (2 slots), past pipe-user-pages-hard none; each counts the pages after
+ * the new pipe's, so a total equal to a limit is within it (the 4.16 fix).
+ * Then "grow" F_SETPIPE_SZ of the last small pipe to 4 pages (EPERM past
+ * a limit) and "shrink" of the first to one page (allowed).
+ */
+void
+pipe_user_pages(char *argv[])
+{
+	const long page = (long)page_size();
+	long uid = strtol(argv[0], NULL, 10);
+	struct rlimit nofile = { 1100, 1100 };
+	int fds[512][2], count = 0, run = 0, err = 0;
+	long slots, run_slots = -1;
+
+	if (uid <= 0)
+		bad_usage("UID must be above 0: '%s'", argv[0]);
+	if (setrlimit(RLIMIT_NOFILE, &nofile) < 0)
+		die("setrlimit");
+	if (setgroups(0, NULL) < 0 || setgid((gid_t)uid) < 0 || setuid((uid_t)uid) < 0)
+		die("becoming uid %ld", uid);
+	while (count < 512) {
+		if (pipe2(fds[count], O_CLOEXEC) < 0) {
+			err = errno;
+			break;
+		}
+		slots = fcntl(fds[count][1], F_GETPIPE_SZ) / page;
+		count++;
+		if (slots != run_slots && run > 0) {
+			printf("%ldx%d ", run_slots, run);
+			run = 0;
+		}
+		run_slots = slots;
+		run++;
+	}
+	if (run > 0)
+		printf("%ldx%d ", run_slots, run);
+	printf("%s grow ", err != 0 ? errno_name(err) : "none");
+	answer(count > 0 ? fcntl(fds[count - 1][1], F_SETPIPE_SZ, 4 * page) : -1);
+	printf(" shrink ");
+	answer(count > 0 ? fcntl(fds[0][1], F_SETPIPE_SZ, page) : -1);
+	printf("\n");
 }

@@ -10,7 +10,7 @@
  *                behaviours the tools rely on
  *   fdkinds.c    splice(2) between every kind of descriptor (splice07)
  *   vmsplice.c   tee(2) and vmsplice(2): tee01-02, vmsplice01-04
- *   pipe.c       pipe capacity: fcntl30/35/37, pipe2_04, pipe12, pipe15
+ *   pipe.c       pipe capacity: fcntl30/35/37, pipe2_04, pipe12, pipe15, the user limits
  *   sendfile.c   sendfile(2): sendfile02-09
  *   copy_range.c copy_file_range(2): copy_file_range01-03
  *   kmsg.c       the kernel log: where it is, what came after
@@ -136,13 +136,13 @@ typedef void arg_scenario_fn(const char *arg);
 
 scenario_fn file_pipe_file, splice02, letters, pipe_pipe, pipe_unix_pipe, dev_source,
     dev_sink, dirtypipe, splice_offsets, proc_files, pty_splice, nonblock_socket, tee_empty,
-    epipe, file_by_reference;
+    epipe, file_by_reference, linked_writes;
 arg_scenario_fn splice_error;
 scenario_fn fd_pairs;
 scenario_fn tee_file, ramp, vmsplice_file, vmsplice_touser, vmsplice_full, vmsplice_reuse;
 arg_scenario_fn tee_error, vmsplice_error;
 scenario_fn pipe_set_size_as, pipe_shrink_busy, fcntl30, fcntl35, fcntl37, pipe2_04, pipe12,
-    pipe15;
+    pipe15, pipe_user_pages;
 arg_scenario_fn pipe_set_size;
 scenario_fn sendfile_at, sendfile_sparse, sendfile05, sendfile07, sendfile08;
 arg_scenario_fn sendfile03, sendfile04;

@@ -326,6 +326,62 @@ dirtypipe(char *argv[])
 		printf(" changed %zu bytes from offset %zu\n", changed, first);
 }
 
+/* len bytes read from fd, as a string in buf (size len + 1). */
+static const char *
+read_text(int fd, char *buf, size_t len)
+{
+	read_exactly(fd, buf, len);
+	buf[len] = '\0';
+	return buf;
+}
+
+/*
+ * linked-writes WAY: two pipes made to share a page, then a write into
+ * each; each write must stay in its own pipe ("splice: don't merge into
+ * linked buffers", 2019; the class of the 2016 tee fix and of Dirty Pipe).
+ * WAY tee: "abc" written into A, teed to B; partial: "abcdef" written into
+ * A, 3 bytes of it spliced to B (A keeps the rest of that page); vmsplice:
+ * "abc" of a user buffer vmspliced into A, which has no B (the user's page
+ * must not take the write).  Then "XYZ" into A, "123" into B; prints what A
+ * and B hold ("abcXYZ abc123" for tee, "defXYZ abc123" for partial), and for
+ * vmsplice what A holds and what the user's buffer holds after "abc".
+ */
+void
+linked_writes(char *argv[])
+{
+	static const char *const ways[] = { "tee", "partial", "vmsplice" };
+	int way = pick("linked-writes", argv[0], ways, 3);
+	char *user = pages(page_size()), a_got[8], b_got[8];
+	struct iovec iov = { user, 3 };
+	int a[2], b[2];
+	ssize_t n;
+
+	make_pipe(a);
+	make_pipe(b);
+	if (way == 0) {
+		write_or_die(a[1], "abc", 3);
+		if ((n = tee(a[0], b[1], 3, 0)) != 3)
+			die("tee gave %zd", n);
+	} else if (way == 1) {
+		write_or_die(a[1], "abcdef", 6);
+		if ((n = splice(a[0], NULL, b[1], NULL, 3, 0)) != 3)
+			die("splice gave %zd", n);
+	} else {
+		memcpy(user, "abc...", 6);
+		if ((n = vmsplice(a[1], &iov, 1, 0)) != 3)
+			die("vmsplice gave %zd", n);
+	}
+	write_or_die(a[1], "XYZ", 3);
+	if (way == 2) {
+		printf("%s ", read_text(a[0], a_got, 6));
+		printf("%.3s\n", user + 3);
+		return;
+	}
+	write_or_die(b[1], "123", 3);
+	printf("%s ", read_text(a[0], a_got, 6));
+	printf("%s\n", read_text(b[0], b_got, 6));
+}
+
 /*
  * Offsets past 2^31 and 2^32 in a sparse FILE: 8 KiB from 4 KiB below each
  * boundary spliced into a pipe, and 8 KiB from a pipe spliced in 2 KiB
