@@ -62,7 +62,7 @@ static const struct scenario {
 	{ "ramp", 1, 1, "LEN", "the ramp pattern to stdout, with write(2)", .run = ramp },
 	{ "vmsplice-file", 2, 2, "OUT LEN", "vmsplice01: vmsplice ramp with poll, splice to OUT",
 	  .run = vmsplice_file },
-	{ "vmsplice-error", 1, -1, "KIND...", "vmsplice02: bad-fd file too-many-iovecs",
+	{ "vmsplice-error", 1, -1, "KIND...", "vmsplice02: bad-fd file file-read too-many-iovecs",
 	  .each = vmsplice_error },
 	{ "vmsplice-touser", 2, 2, "IN OUT", "vmsplice03: pipe -> user memory before a guard page",
 	  .run = vmsplice_touser },

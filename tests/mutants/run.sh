@@ -9,7 +9,7 @@
 # what it reverts, the case meant to catch it, the cases that failed.
 #
 #   tests/mutants/run.sh [--version V] [--work DIR] [--bindir DIR]
-#                        [--guests N] [MUTANT...]
+#                        [--guests N] [--cpus N] [MUTANT...]
 #
 # --version  the linux-source-V package (default 6.1; 6.12 on trixie)
 # --work     where the tree, ccache and the kernels live between runs
@@ -17,6 +17,8 @@
 #            takes about 25 min on 2 CPUs, a mutant's about a minute
 # --bindir   the built tools and helpers (default ./build)
 # --guests   guests run at once (default 2)
+# --cpus     each guest's CPUs (default 2: two threads that race, such as
+#            k_pipe_cross's, race in the kernel only on two CPUs)
 # MUTANT     only these (01-dirtypipe or 01 ...)
 #
 # Opt-in: not part of the harness or CI.  Needs root for apt-get where
@@ -31,6 +33,7 @@ VERSION=6.1
 WORK=${TMPDIR:-/tmp}/splice-mutants
 BINDIR=$TOP/build
 GUESTS=2
+CPUS=2
 PICK=
 
 die() {
@@ -44,12 +47,14 @@ while [ $# -gt 0 ]; do
   --work) WORK=${2:?--work needs a directory}; shift 2 ;;
   --bindir) BINDIR=${2:?--bindir needs a directory}; shift 2 ;;
   --guests) GUESTS=${2:?--guests needs a number}; shift 2 ;;
-  -h|--help) sed -n '2,25s/^# \{0,1\}//p' "$0"; exit 0 ;;
+  --cpus) CPUS=${2:?--cpus needs a number}; shift 2 ;;
+  -h|--help) sed -n '2,27s/^# \{0,1\}//p' "$0"; exit 0 ;;
   -*) die "unknown option: $1" ;;
   *) PICK="$PICK $1"; shift ;;
   esac
 done
 case $GUESTS in '' | *[!0-9]* | 0) die "--guests: not a positive whole number: '$GUESTS'" ;; esac
+case $CPUS in '' | *[!0-9]* | 0) die "--cpus: not a positive whole number: '$CPUS'" ;; esac
 [ -x "$BINDIR/splice-cat" ] || die "no tools in $BINDIR: build them first (meson setup build && ninja -C build)"
 
 # ---- what it needs ------------------------------------------------------------------------
@@ -105,7 +110,7 @@ build() {
 # smoke IMAGE LOG: the kernel area, --strict, on IMAGE under QEMU, its TAP in LOG.
 smoke() {
   sh "$TOP/tests/vm.sh" --bindir "$BINDIR" --helpers "$BINDIR/tests" --timeout 900 \
-    "$1" --strict kernel > "$2" 2>&1
+    --cpus "$CPUS" "$1" --strict kernel > "$2" 2>&1
 }
 
 # failed LOG: the names of the cases LOG's TAP failed, by their numbers in
@@ -131,7 +136,7 @@ if [ -n "$base_failed" ]; then
   echo "# the unmodified kernel fails: $base_failed (its log: $WORK/base.log)" >&2
   exit 1
 fi
-echo "# the unmodified kernel: $(grep '^[0-9]* passed' "$WORK/base.log")"
+echo "# the unmodified kernel: $(grep -m 1 '^[0-9]* passed' "$WORK/base.log")"
 
 # ---- the mutants --------------------------------------------------------------------------
 
@@ -183,7 +188,7 @@ caught=0 total=0 as_meant=0
   echo "Mutation run of $(date -u '+%Y-%m-%d %H:%M UTC'): linux-source-$VERSION" \
     "($(sed -n 's/^VERSION = //p;s/^PATCHLEVEL = //p;s/^SUBLEVEL = //p' "$TREE/Makefile" |
       tr '\n' '.' | sed 's/\.$//')), the unmodified kernel" \
-    "$(grep '^[0-9]* passed' "$WORK/base.log"), \`splice-selftest --strict kernel\` in each guest."
+    "$(grep -m 1 '^[0-9]* passed' "$WORK/base.log"), \`--strict kernel\` in each guest ($CPUS CPUs)."
   echo
   echo "| mutant | reverts | meant to be caught by | failed |"
   echo "|---|---|---|---|"

@@ -118,10 +118,10 @@ vmsplice_file(char *argv[])
 void
 vmsplice_error(const char *kind)
 {
-	static const char *const kinds[] = { "bad-fd", "file", "too-many-iovecs" };
+	static const char *const kinds[] = { "bad-fd", "file", "file-read", "too-many-iovecs" };
 	static char block[128];
 	static struct iovec iov[IOV_MAX + 1];
-	int k = pick("vmsplice-error", kind, kinds, 3);
+	int k = pick("vmsplice-error", kind, kinds, 4);
 	int file = open_or_die("probe-file", O_WRONLY | O_CREAT);
 	int p[2];
 	long n;
@@ -135,7 +135,12 @@ vmsplice_error(const char *kind)
 		n = vmsplice(-1, iov, 1, 0);
 	else if (k == 1)
 		n = vmsplice(file, iov, 1, 0);
-	else
+	else if (k == 2) {
+		/* Read-only: the other way, from the file into user memory. */
+		close(file);
+		file = open_or_die("probe-file", O_RDONLY);
+		n = vmsplice(file, iov, 1, 0);
+	} else
 		n = vmsplice(p[1], iov, IOV_MAX + 1, 0);
 	result_closing(n, errno, file, p[0], p[1]);
 }
