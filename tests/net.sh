@@ -369,7 +369,8 @@ t_no_cork() {
     tonet="traced -o trace -e trace=splice splice-tonet"
   fi
   # shellcheck disable=SC2016 # for the inner shell
-  timeout 30 sh -c '. "$TESTS/lib.sh"; printf abc; date +%s%N > t0
+  # t0 before the write: a receiver may see "abc" before a later date(1) ends.
+  timeout 30 sh -c '. "$TESTS/lib.sh"; date +%s%N > t0; printf abc
     i=0
     until [ "$(cat out)" = abc ]; do
       [ $i -lt 200 ] || { echo abc > held; break; }
