@@ -7,8 +7,8 @@
 # still shows which cases never reported.
 #
 #   tests/run.sh [-j N] [--bindir DIR] [--helpers DIR] [--strict] [--valgrind]
-#                [--timeout SECS] [--kernel-timeout SECS] [--times FILE] [--tap]
-#                [AREA|CASE]...
+#                [--timeout SECS] [--kernel-timeout SECS] [--grace SECS]
+#                [--times FILE] [--tap] [AREA|CASE]...
 #   tests/run.sh --list-areas
 #   tests/run.sh --list [AREA|CASE]...
 #
@@ -28,6 +28,9 @@
 # --kernel-timeout  the same for the kernel area's cases, which take a
 #            second or two: a case that waits for ever in the kernel costs
 #            seconds, not minutes (default 20, or --timeout's SECS)
+# --grace    past a case's time, how long timeout(1) waits before it ends
+#            the case itself (if the runner could not), and as long again
+#            before a case that no signal ends is called stuck (default 5)
 # --tap      nothing but TAP on stdout, for a TAP consumer (meson test): the
 #            closing count is a "# " comment line, a failed case's log goes
 #            to stderr, and failed cases leave the exit status 0 (the
@@ -55,6 +58,7 @@ VALGRIND=
 # Set when given: a given empty one is a usage error.
 CASE_TIMEOUT='' CASE_TIMEOUT_GIVEN=''
 KERNEL_TIMEOUT='' KERNEL_TIMEOUT_GIVEN=''
+GRACE=5
 FILTER=
 TAP_ONLY=
 JOBS=
@@ -64,7 +68,8 @@ TIMES_FILE=
 
 usage() {
   echo "usage: $0 [-j N] [--bindir DIR] [--helpers DIR] [--strict] [--valgrind]" \
-    "[--timeout SECS] [--kernel-timeout SECS] [--times FILE] [--tap] [AREA|CASE]..."
+    "[--timeout SECS] [--kernel-timeout SECS] [--grace SECS] [--times FILE] [--tap]" \
+    "[AREA|CASE]..."
   echo "       $0 --list-areas"
   echo "       $0 --list [AREA|CASE]..."
 }
@@ -120,6 +125,8 @@ while [ $# -gt 0 ]; do
     shift 2
     ;;
   --kernel-timeout=*) KERNEL_TIMEOUT=${1#*=} KERNEL_TIMEOUT_GIVEN=1; shift ;;
+  --grace) [ $# -ge 2 ] || usage_error "--grace needs seconds"; GRACE=$2; shift 2 ;;
+  --grace=*) GRACE=${1#*=}; shift ;;
   --tap) TAP_ONLY=1; shift ;;
   --list-areas) areas; exit 0 ;;
   --list) LIST=1; shift ;;
@@ -134,6 +141,7 @@ while [ $# -gt 0 ]; do
 done
 [ -z "$CASE_TIMEOUT_GIVEN" ] || positive --timeout "$CASE_TIMEOUT"
 [ -z "$KERNEL_TIMEOUT_GIVEN" ] || positive --kernel-timeout "$KERNEL_TIMEOUT"
+positive --grace "$GRACE"
 KERNEL_TIMEOUT=${KERNEL_TIMEOUT:-${CASE_TIMEOUT:-20}}
 CASE_TIMEOUT=${CASE_TIMEOUT:-300}
 if [ -z "$JOBS" ]; then
@@ -242,12 +250,14 @@ echo "1..$total"
 # without it.
 HARNESS_LOCK=/tmp/splice-tools-harness.lock
 command -v flock > /dev/null 2>&1 || HARNESS_LOCK=
+# Open to every user (a harness run as another): once, not a chmod a case.
+[ -z "$HARNESS_LOCK" ] || { : >> "$HARNESS_LOCK" && chmod 666 "$HARNESS_LOCK"; } 2> /dev/null || :
 
 # run_case N AREA NAME KIND SECS: the case in the background, in case.N,
 # under timeout(1), in a session and process group of its own: whatever the
 # case left running (a listener of a case that failed) is named and ended
 # by that group's id.  The runner ends it after SECS (timed_out);
-# timeout(1) only when the runner could not, 5 s later.  This subshell
+# timeout(1) only when the runner could not, --grace s later.  This subshell
 # holds the harness lock (shared, or alone for KIND alone) while the case
 # runs.  The case's output goes to res.N.log, when it started (after the
 # lock) to res.N.began, its pid to res.N.pid, its CPU times to res.N.times, then
@@ -258,7 +268,6 @@ command -v flock > /dev/null 2>&1 || HARNESS_LOCK=
 run_case() {
   _dir=$WORK/case.$1 _res=$WORK/res.$1
   if [ -n "$HARNESS_LOCK" ] && { exec 9>> "$HARNESS_LOCK"; } 2> /dev/null; then
-    chmod 666 "$HARNESS_LOCK" 2> /dev/null || :
     # Waited for as long as a case may run: then the case runs without it.
     if [ "$4" = alone ]; then _lock=-x; else _lock=-s; fi
     flock "$_lock" -w "$5" 9 || echo "NOTE: ran without the harness lock" >> "$_res.log"
@@ -267,7 +276,7 @@ run_case() {
   _start=$centis
   # setsid: a process group of its own whatever timeout(1) does (busybox's
   # makes none).
-  (cd "$_dir" && exec setsid timeout -k 5 "$(($5 + 5))" sh "$TESTS/$2.sh" run "$3") \
+  (cd "$_dir" && exec setsid timeout -k "$GRACE" "$(($5 + GRACE))" sh "$TESTS/$2.sh" run "$3") \
     >> "$_res.log" 2>&1 < /dev/null 3>&- 9>&- &
   _pid=$!
   echo "$_pid" > "$_res.pid"
@@ -421,13 +430,14 @@ timed_out() {
   kill -TERM "-$_pg" 2> /dev/null
 }
 
-# stuck N SECS: case N still runs STUCK_SECS after its SECS: a process
+# stuck N SECS: case N still runs STUCK_SECS (twice --grace: timeout(1)'s
+# SIGKILL came and went) after its SECS: a process
 # asleep in the kernel where no signal reaches it (D state: a pipe's lock
 # taken and never given back), or a timeout(1) that cannot act.  Its
 # processes' states, kernel functions and stacks go to its log, it is
 # ended as far as it can be, and it counts as failed; the run goes on
 # without it.
-STUCK_SECS=10
+STUCK_SECS=$((GRACE * 2))
 stuck() {
   _pg=$(cat "$WORK/res.$1.pid" 2> /dev/null) || _pg=
   {
@@ -439,9 +449,9 @@ stuck() {
   echo "1 $(( (STUCK_SECS + $2) * 100 ))" > "$WORK/res.$1.stuck"
 }
 
-# A tick on the FIFO every 2 s: the runner looks for stuck cases even when
-# no case ends.
-while sleep 2; do echo tick; done >&3 &
+# A tick on the FIFO every second: the runner looks for cases out of time
+# even when no case ends.
+while sleep 1; do echo tick; done >&3 &
 ticker=$!
 
 running=0 next_start=1 next_report=1 alone_runs='' c='' running_list='' _began=0 _limit=0
