@@ -18,7 +18,7 @@ tcase --long t_csv_rows "-t 0.2 --csv: exit 0, every case once, in order, every 
 t_csv_rows() {
   run_status st splice-bench -t 0.2 --csv > out 2> err
   cat err >&2
-  status 0 "$(cat st)" "splice-bench -t 0.2 --csv"
+  status_in 0 st "splice-bench -t 0.2 --csv"
   head -n 1 out > header
   printf '%s\n' "case,pipe_bytes,bytes_per_run,runs,gib_s,gib_s_min,gib_s_max,cpu_s_per_gib" \
     | sed 's/$/,ratio_rw,verified/' > want
@@ -46,7 +46,7 @@ t_corrupt() {
   run_status st splice-bench --corrupt -t 0.05 --csv -c pipe-rw-64k -c vmsplice-splice \
     -c vmsplice-busy -c file-pipe-rw -c file-file-cfr -c tcp-sendfile -c tcp-sendfile-pipe \
     -c tcp-vmsplice-pipe -c tee-tee > out 2> err
-  status 1 "$(cat st)" "splice-bench --corrupt"
+  status_in 1 st "splice-bench --corrupt"
   for c in pipe-rw-64k vmsplice-splice vmsplice-busy file-pipe-rw file-file-cfr tcp-sendfile \
     tcp-sendfile-pipe tcp-vmsplice-pipe tee-tee; do
     [ "$(csv_field out "$c" 10)" = FAIL ] || fail "$c: not marked FAIL"
@@ -58,7 +58,7 @@ tcase --long t_sweep "--sweep: pipe and request sizes per case, each verified, t
 t_sweep() {
   run_status st splice-bench --sweep -s 1M --csv > out 2> err
   cat err >&2
-  status 0 "$(cat st)" "splice-bench --sweep -s 1M --csv"
+  status_in 0 st "splice-bench --sweep -s 1M --csv"
   head -n 1 out > header
   echo "case,pipe_bytes,request_bytes,bytes_per_run,runs,gib_s,gib_s_min,gib_s_max,cpu_s_per_gib,ratio_fixed,verified,note,socket_bytes,more" \
     > want
@@ -93,7 +93,7 @@ t_sweep() {
   grep -q '^vmsplice-splice *1024K *256K *- *- .* yes' out || fail "no 1024K/256K row: $(cat out)"
   # A case with no request size to sweep is a usage error.
   run_status st splice-bench --sweep -c pipe-rw-64k > out 2> err
-  status 2 "$(cat st)" "splice-bench --sweep -c pipe-rw-64k"
+  status_in 2 st "splice-bench --sweep -c pipe-rw-64k"
   mentions err "--sweep: case 'pipe-rw-64k' has no request size to sweep"
 }
 
@@ -101,7 +101,7 @@ tcase t_sweep_tcp "--sweep over TCP: socket buffers, SPLICE_F_MORE, requests, pi
 t_sweep_tcp() {
   run_status st splice-bench --sweep -s 1M --csv -c tcp-sendfile -c tcp-vmsplice-pipe > out 2> err
   cat err >&2
-  status 0 "$(cat st)" "splice-bench --sweep -s 1M --csv -c tcp-sendfile -c tcp-vmsplice-pipe"
+  status_in 0 st "splice-bench --sweep -s 1M --csv -c tcp-sendfile -c tcp-vmsplice-pipe"
   # The case's own configuration is the fixed row: kernel autotuning (0),
   # SPLICE_F_MORE when the pipe is full, the whole 1 MiB pipe or 16 MiB of
   # sendfile(2) per call.
@@ -130,14 +130,14 @@ t_sweep_tcp() {
     }' >&2 || fail "bad TCP sweep rows: $(cat out)"
   # tcp-rw has nothing to sweep.
   run_status st splice-bench --sweep -c tcp-rw > out 2> err
-  status 2 "$(cat st)" "splice-bench --sweep -c tcp-rw"
+  status_in 2 st "splice-bench --sweep -c tcp-rw"
 }
 
 tcase t_sweep_corrupt "--sweep --corrupt: a wrong byte fails every configuration, exit 1"
 t_sweep_corrupt() {
   run_status st splice-bench --sweep --corrupt -s 1M --csv -c vmsplice-busy -c tee-tee \
     -c tcp-sendfile -c tcp-splice-pipe -c tcp-vmsplice-pipe > out 2> err
-  status 1 "$(cat st)" "splice-bench --sweep --corrupt"
+  status_in 1 st "splice-bench --sweep --corrupt"
   [ "$(tail -n +2 out | grep -c ',yes,')" -eq 0 ] || fail "rows verified: $(cat out)"
   [ "$(tail -n +2 out | grep -c ',FAIL,')" -ge 60 ] || fail "rows not FAIL: $(cat out)"
   mentions err "splice-bench: vmsplice-busy: wrong byte at offset 524288"
@@ -179,7 +179,7 @@ t_dir() {
   splice-bench -d d -t 0.05 -c file-file-cfr > /dev/null || fail "-d d"
   [ -z "$(ls d)" ] || fail "files left in d: $(ls d)"
   run_status st splice-bench -d missing -c file-file-rw > /dev/null 2> err
-  status 1 "$(cat st)" "splice-bench -d missing"
+  status_in 1 st "splice-bench -d missing"
   mentions err "splice-bench: missing/splice-bench"
   # A case that needs no file does not need the directory.
   splice-bench -d missing -t 0.05 -c pipe-rw-64k > /dev/null || fail "no file needed"
@@ -198,7 +198,7 @@ t_file_size() {
     fail "splice-bench without --file-size"
   [ "$(grep -c ', 2097152) = 2097152' log)" -eq 32 ] || fail "the default file is not 64 MiB"
   run_status st splice-bench --file-size 0 > out 2> err
-  status 2 "$(cat st)" "splice-bench --file-size 0"
+  status_in 2 st "splice-bench --file-size 0"
   mentions err "--file-size: must be 1 byte to 1T"
 }
 
@@ -207,14 +207,14 @@ t_syscall_fails() {
   need strace
   run_status st inject vmsplice:EIO splice-bench --csv -t 0.05 -c vmsplice-read -c pipe-rw-1m \
     > out 2> err
-  status 1 "$(cat st)" "splice-bench under vmsplice EIO"
+  status_in 1 st "splice-bench under vmsplice EIO"
   mentions err "splice-bench: vmsplice-read: vmsplice: Input/output error"
   [ "$(csv_field out vmsplice-read 10)" = FAIL ] || fail "vmsplice-read not FAIL: $(cat out)"
   # The other cases still run, and pass.
   [ "$(csv_field out pipe-rw-1m 10)" = yes ] || fail "pipe-rw-1m: $(cat out)"
   run_status st inject copy_file_range:EXDEV splice-bench --csv -t 0.05 -c file-file-cfr \
     > out 2> err
-  status 1 "$(cat st)" "splice-bench under copy_file_range EXDEV"
+  status_in 1 st "splice-bench under copy_file_range EXDEV"
   mentions err "file-file-cfr: copy_file_range: Invalid cross-device link"
 }
 
@@ -242,7 +242,7 @@ t_suite_args() {
   for bad in "--case nope" "--runs 2" "--runs x" "--bogus"; do
     # shellcheck disable=SC2086
     run_status st sh "$suite" $bad > out 2> err
-    status 2 "$(cat st)" "bench/run.sh $bad"
+    status_in 2 st "bench/run.sh $bad"
     [ ! -s out ] || fail "bench/run.sh $bad wrote to stdout"
   done
 }
@@ -264,7 +264,7 @@ t_bench_usage_errors() {
     "-c nope" "--pipe-size 0" "-x" "--bogus" "extra"; do
     # shellcheck disable=SC2086
     run_status st splice-bench $bad > out 2> err
-    status 2 "$(cat st)" "splice-bench $bad"
+    status_in 2 st "splice-bench $bad"
     mentions err "Try 'splice-bench --help'"
     [ ! -s out ] || fail "splice-bench $bad wrote to stdout"
   done
@@ -299,7 +299,7 @@ t_bench_results_unwritable() {
     for fmt in "" --csv; do
       run_status st timeout 20 sh -c "splice-bench -t 0.05 -c pipe-rw-64k $fmt $redir" 2> err
       hung "splice-bench $fmt $redir"
-      status 1 "$(cat st)" "splice-bench $fmt $redir"
+      status_in 1 st "splice-bench $fmt $redir"
       mentions err "standard output"
     done
   done
@@ -310,7 +310,7 @@ t_bench_corrupt_small_sizes() {
   for size in 100K 1048577 4097; do
     run_status st splice-bench --corrupt -t 0.05 -s "$size" --csv -c pipe-rw-64k \
       -c vmsplice-splice -c file-file-cfr -c tcp-sendfile -c tee-tee > out 2> err
-    status 1 "$(cat st)" "splice-bench --corrupt -s $size"
+    status_in 1 st "splice-bench --corrupt -s $size"
     for c in pipe-rw-64k vmsplice-splice file-file-cfr tcp-sendfile tee-tee; do
       [ "$(awk -F, -v c="$c" '$1 == c { print $10 }' out)" = FAIL ] ||
         fail "-s $size: $c not marked FAIL: $(grep "^$c," out)"
@@ -322,17 +322,17 @@ tcase t_bench_closed_std_fds "splice-bench with 0, 1, 2 closed: stdout needed (e
 t_bench_closed_std_fds() {
   for r in "<&-" "2>&-" "<&- 2>&-"; do
     closed_run "$r" "splice-bench -t 0.05 --csv -c pipe-rw-64k"
-    status 0 "$(cat st)" "splice-bench $r"
+    status_in 0 st "splice-bench $r"
     grep -q '^pipe-rw-64k,.*,yes$' out || fail "splice-bench $r: $(cat out)"
   done
   closed_run ">&-" "splice-bench -t 0.05 -c pipe-rw-64k"
-  status 1 "$(cat st)" "splice-bench >&-"
+  status_in 1 st "splice-bench >&-"
   mentions err "standard output"
   closed_run "<&- >&- 2>&-" "splice-bench -t 0.05 -c pipe-rw-64k"
-  status 1 "$(cat st)" "splice-bench, 0 1 2 closed"
+  status_in 1 st "splice-bench, 0 1 2 closed"
   need_fd_trace
   fd_trace "<&- 2>&-" "splice-bench -t 0.05 --csv -c pipe-rw-64k -c file-file-splice -c tcp-splice"
-  status 0 "$(cat st)" "splice-bench <&- 2>&- (strace)"
+  status_in 0 st "splice-bench <&- 2>&- (strace)"
   not_on_0_2 "splice-bench <&- 2>&-"
 }
 

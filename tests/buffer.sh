@@ -70,7 +70,7 @@ tcase b_seq_3g "vmsplice -p seq -s 3G | splice-buffer -m 256M | vmsplice-touser 
 b_seq_3g() {
   vmsplice -p seq -s 3G | { run_status st splice-buffer -m 256M; } |
     vmsplice-touser --verify seq -c > n
-  status 0 "$(cat st)" "splice-buffer -m 256M"
+  status_in 0 st "splice-buffer -m 256M"
   count_is n 3221225472
 }
 
@@ -80,7 +80,7 @@ b_random() {
     # shellcheck disable=SC2086 # one word per option
     vmsplice -p random:7 -s 64M | { run_status st splice-buffer $args; } |
       vmsplice-touser --verify random:7 -c > n
-    status 0 "$(cat st)" "splice-buffer $args"
+    status_in 0 st "splice-buffer $args"
     count_is n 67108864
   done
 }
@@ -110,14 +110,14 @@ b_tcp_chain() {
   vmsplice -p seq -s 64M | splice-tonet 127.0.0.1 "$port"
   wait "$lpid" || fail "splice-fromnet"
   wait "$vpid" || fail "vmsplice-touser --verify seq after splice-fromnet | splice-buffer"
-  status 0 "$(cat st)" "splice-fromnet | splice-buffer"
+  status_in 0 st "splice-fromnet | splice-buffer"
   count_is n 67108864
   start_receiver got lerr2 splice-fromnet -b 127.0.0.1 0
   lpid=$RPID port=$PORT
   vmsplice -p seq -s 64M | { run_status st splice-buffer -m 16M; } |
     splice-tonet 127.0.0.1 "$port"
   wait "$lpid" || fail "splice-fromnet"
-  status 0 "$(cat st)" "splice-buffer | splice-tonet"
+  status_in 0 st "splice-buffer | splice-tonet"
   cat got | vmsplice-touser --verify seq -c > n
   count_is n 67108864
 }
@@ -139,7 +139,7 @@ tcase b_behind_passers "behind splice-tee and a second pipe (readers that pass p
 b_behind_passers() {
   vmsplice -p seq -s 256M | { run_status st splice-buffer -m 32M; } | splice-tee copy |
     splice-cat | vmsplice-touser --verify seq -c > n
-  status 0 "$(cat st)" "splice-buffer | splice-tee | splice-cat"
+  status_in 0 st "splice-buffer | splice-tee | splice-cat"
   count_is n 268435456
   cat copy | vmsplice-touser --verify seq -c > n
   count_is n 268435456
@@ -150,7 +150,7 @@ b_behind_pv() {
   need pv
   vmsplice -p seq -s 256M | { run_status st splice-buffer -m 32M; } | pv -q |
     vmsplice-touser --verify seq -c > n
-  status 0 "$(cat st)" "splice-buffer | pv"
+  status_in 0 st "splice-buffer | pv"
   count_is n 268435456
 }
 
@@ -158,7 +158,7 @@ tcase b_waiting_reader "a reader that waits until the producer is done, then tak
 b_waiting_reader() {
   { vmsplice -p seq -s 24M; : > produced; } | { run_status st splice-buffer -m 32M; } |
     { wait_file produced && : > was_first; vmsplice-touser --verify seq -c > n; }
-  status 0 "$(cat st)" "splice-buffer -m 32M"
+  status_in 0 st "splice-buffer -m 32M"
   count_is n 25165824
   [ -e was_first ] || fail "the producer of 24 MiB did not finish before its reader began"
 }
@@ -172,7 +172,7 @@ through() {
   head -c "$_n" ref > part
   { splice-cat part; : > produced; } | { run_status st "$@"; } |
     { wait_file produced || :; cat > out; }
-  status 0 "$(cat st)" "$* with $_n bytes"
+  status_in 0 st "$* with $_n bytes"
   same part out
   rm -f produced
 }
@@ -249,7 +249,7 @@ b_burst() {
       wait_file at_end && : > was_first
       splice-cat
     } > out
-  status 0 "$(cat st)" "splice-buffer -m 64M"
+  status_in 0 st "splice-buffer -m 64M"
   cat out | vmsplice-touser --verify seq -c > n
   count_is n 33554432
   [ -e was_first ] || fail "the producer of 32 MiB did not end while its reader had 8 MiB"
@@ -300,7 +300,7 @@ b_start_threshold() {
   size_is out $((8 * MIB))
   echo > go3
   wait "$pid"
-  status 0 "$(cat st)" "splice-buffer -P 50"
+  status_in 0 st "splice-buffer -P 50"
   same ref out
 }
 
@@ -352,7 +352,7 @@ b_resume_threshold() {
     fi
     echo > go3
     wait "$pid"
-    status 0 "$(cat st)" "splice-buffer -p $p"
+    status_in 0 st "splice-buffer -p $p"
     count_is n 41943040
   done
 }
@@ -442,20 +442,20 @@ tcase b_closed "0 or 1 closed: named, exit 1; 2 closed: exact, none of its pipes
 b_closed() {
   random_file in 3000000
   run_status st timeout 10 sh -c 'exec splice-buffer <&-' > out 2> err
-  status 1 "$(cat st)" "splice-buffer <&-"
+  status_in 1 st "splice-buffer <&-"
   mentions err "standard input: Bad file descriptor"
   run_status st timeout 10 sh -c 'exec splice-buffer >&-' < in 2> err
-  status 1 "$(cat st)" "splice-buffer >&-"
+  status_in 1 st "splice-buffer >&-"
   mentions err "standard output: Bad file descriptor"
   run_status st timeout 10 sh -c 'exec splice-buffer <&- >&- 2>&-'
-  status 1 "$(cat st)" "splice-buffer <&- >&- 2>&-"
+  status_in 1 st "splice-buffer <&- >&- 2>&-"
   splice-cat in | { run_status st timeout 10 sh -c 'exec splice-buffer -m 4M 2>&-'; } | cat > out
-  status 0 "$(cat st)" "splice-buffer 2>&-"
+  status_in 0 st "splice-buffer 2>&-"
   same in out
   need strace
   splice-cat in | { run_status st traced -f -o trace -e trace=pipe2,memfd_create \
     sh -c 'exec splice-buffer -m 4M 2>&-'; } | cat > out
-  status 0 "$(cat st)" "splice-buffer 2>&- under strace"
+  status_in 0 st "splice-buffer 2>&- under strace"
   same in out
   ! grep -E 'pipe2\(\[([0-2],|[0-9]+, [0-2]\])|memfd_create\(.*\) = [0-2]$' trace ||
     fail "a pipe or the memfd of splice-buffer landed on 0-2"
@@ -469,12 +469,12 @@ b_resize() {
     # The writer: 4 MiB, then the rest from splice-cat, which resizes the pipe.
     { splice-cat --count 4M ref; splice-cat --pipe-size "$size" --skip 4M ref; } |
       { run_status st splice-buffer -m 8M; } | vmsplice-touser --verify seq -c > n
-    status 0 "$(cat st)" "writer resizes to $size"
+    status_in 0 st "writer resizes to $size"
     count_is n 16777216
     # The reader, once the buffer holds everything: resizes as it starts.
     { splice-cat ref; : > produced; } | { run_status st splice-buffer -m 32M; } |
       { wait_file produced || :; vmsplice-touser --pipe-size "$size" --verify seq -c > n; }
-    status 0 "$(cat st)" "reader resizes to $size"
+    status_in 0 st "reader resizes to $size"
     count_is n 16777216
     rm -f produced
   done
@@ -509,7 +509,7 @@ b_poll_splice_faults() {
 injected_exact() {
   vmsplice -p seq -s "$2" | { run_status st inject "$1" splice-buffer -v -m 16M 2> err; } |
     vmsplice-touser --verify seq -c > n
-  status 0 "$(cat st)" "splice-buffer, $1"
+  status_in 0 st "splice-buffer, $1"
   count_is n "$2"
   mentions err "$3"
 }
@@ -524,7 +524,7 @@ b_emfile() {
   { vmsplice -p seq -s 24M; : > produced; } |
     { run_status st sh -c 'ulimit -n 16 && exec splice-buffer -v -m 32M' 2> err; } |
     { wait_file produced || :; vmsplice-touser --verify seq -c > n; }
-  status 0 "$(cat st)" "ulimit -n 16; splice-buffer -m 32M"
+  status_in 0 st "ulimit -n 16; splice-buffer -m 32M"
   count_is n 25165824
   mentions err "pipes (pipe2: Too many open files), [0-9]* bytes in a memfd"
 }
@@ -533,18 +533,18 @@ tcase b_strict_refusals "--strict: a memfd part, EMFILE for a file's stage, O_AP
 b_strict_refusals() {
   random_file f 3000000
   run_status st sh -c 'ulimit -n 16 && exec splice-buffer --strict -m 32M' < f > out 2> err
-  status 1 "$(cat st)" "ulimit -n 16; splice-buffer --strict -m 32M"
+  status_in 1 st "ulimit -n 16; splice-buffer --strict -m 32M"
   mentions err "buffer: [0-9]* of 33554432 bytes in pipes (pipe2: Too many open files); --strict refuses"
   size_is out 0
   : > app
   run_status st splice-buffer --strict < f >> app 2> err
-  status 1 "$(cat st)" "splice-buffer --strict >> app"
+  status_in 1 st "splice-buffer --strict >> app"
   mentions err "--strict"
   size_is app 0
   need strace
   # A file on stdin needs a stage pipe of its own: none, no byte moves.
   run_status st inject pipe2:EMFILE splice-buffer < f > out 2> err
-  status 1 "$(cat st)" "splice-buffer < f, EMFILE from every pipe2"
+  status_in 1 st "splice-buffer < f, EMFILE from every pipe2"
   mentions err "buffer: pipe2: Too many open files"
   size_is out 0
 }
@@ -556,12 +556,12 @@ b_enomem() {
   injected_exact pipe2:ENOMEM:5+ 33554432 "(pipe2: Cannot allocate memory), [0-9]* bytes in a memfd"
   vmsplice -p seq -s 32M | { run_status st inject memfd_create:ENOMEM splice-buffer -m 16M; } |
     vmsplice-touser --verify seq -c > n
-  status 0 "$(cat st)" "splice-buffer, ENOMEM from memfd_create, pipes enough"
+  status_in 0 st "splice-buffer, ENOMEM from memfd_create, pipes enough"
   count_is n 33554432
   vmsplice -p seq -s 32M |
     { run_status st inject pipe2:EMFILE memfd_create:ENOMEM splice-buffer -m 16M 2> err; } |
     cat > out
-  status 1 "$(cat st)" "splice-buffer, no pipe and no memfd"
+  status_in 1 st "splice-buffer, no pipe and no memfd"
   mentions err "buffer: memfd_create: Cannot allocate memory; 0 of 16777216 bytes in pipes"
   size_is out 0
 }
@@ -590,7 +590,7 @@ b_unprivileged() {
     { run_status st as_nobody "$(command -v splice-buffer)" -v -m "$m" 2> err; } |
     { wait_file produced || :; vmsplice-touser --verify seq -c > n; }
   cat err >&2
-  status 0 "$(cat st)" "splice-buffer -m $m as nobody"
+  status_in 0 st "splice-buffer -m $m as nobody"
   count_is n $((soft * 4096 * 3 / 2))
   mentions err "(F_SETPIPE_SZ granted the last one [0-9]* bytes), [0-9]* bytes in a memfd"
 }
@@ -603,7 +603,7 @@ b_unprivileged_strict() {
   m=$((soft * 4096 * 2))
   vmsplice -p seq -s 8M |
     { run_status st as_nobody "$(command -v splice-buffer)" --strict -m "$m" 2> err; } | cat > out
-  status 1 "$(cat st)" "splice-buffer --strict -m $m as nobody"
+  status_in 1 st "splice-buffer --strict -m $m as nobody"
   mentions err "of $m bytes in pipes (F_SETPIPE_SZ granted the last one [0-9]* bytes); --strict refuses"
   size_is out 0
 }
@@ -611,7 +611,7 @@ b_unprivileged_strict() {
 tcase b_dev_full "standard output /dev/full: ENOSPC (or the --strict refusal) named, exit 1"
 b_dev_full() {
   vmsplice -s 4M | { run_status st timeout 10 splice-buffer > /dev/full 2> err; }
-  status 1 "$(cat st)" "splice-buffer > /dev/full"
+  status_in 1 st "splice-buffer > /dev/full"
   if [ -n "${STRICT:-}" ]; then
     mentions err "--strict"
   else
@@ -634,10 +634,10 @@ tcase b_reader_leaves "a reader that leaves: SIGPIPE (141), or exit 1 when ignor
 b_reader_leaves() {
   vmsplice -s 64M | { run_status st timeout 10 env --default-signal=PIPE splice-buffer; } |
     head -c 1000 > /dev/null
-  status 141 "$(cat st)" "splice-buffer | head -c 1000"
+  status_in 141 st "splice-buffer | head -c 1000"
   vmsplice -s 64M | { run_status st timeout 10 env --ignore-signal=PIPE splice-buffer 2> err; } |
     head -c 1000 > /dev/null
-  status 1 "$(cat st)" "splice-buffer | head -c 1000, SIGPIPE ignored"
+  status_in 1 st "splice-buffer | head -c 1000, SIGPIPE ignored"
   mentions err "standard output: Broken pipe"
   # The input stays open and idle, the buffer empty: the reader's going ends it.
   mkfifo idle
@@ -645,7 +645,7 @@ b_reader_leaves() {
   printf x >&3
   { run_status st timeout 10 env --default-signal=PIPE splice-buffer < idle; } | head -c 1 > got
   exec 3>&-
-  status 141 "$(cat st)" "idle input, splice-buffer | head -c 1"
+  status_in 141 st "idle input, splice-buffer | head -c 1"
   size_is got 1
 }
 
@@ -654,7 +654,7 @@ b_nonblock() {
   nb=$(helper with-flags)
   vmsplice -p seq -s 64M | { run_status st "$nb" 0:nonblock 1:nonblock -- splice-buffer -m 8M; } |
     vmsplice-touser --verify seq -c > n
-  status 0 "$(cat st)" "splice-buffer, O_NONBLOCK stdin and stdout"
+  status_in 0 st "splice-buffer, O_NONBLOCK stdin and stdout"
   count_is n 67108864
 }
 
@@ -667,14 +667,14 @@ b_punch() {
   # still in the pipes when the region is written again.
   vmsplice -p seq -s 64M | { run_status st inject pipe2:EMFILE splice-buffer -v -m 4M 2> err; } |
     splice-cat -L 64M | vmsplice-touser --verify seq -c > n
-  status 0 "$(cat st)" "memfd-only splice-buffer"
+  status_in 0 st "memfd-only splice-buffer"
   count_is n 67108864
   mentions err "buffer: 0 bytes in 0 pipes (pipe2: Too many open files), 4194304 bytes in a memfd"
   # The same with every punch faked: the reader must see bytes written later.
   vmsplice -p seq -s 64M |
     inject pipe2:EMFILE fallocate:retval=0 splice-buffer -m 4M 2> /dev/null |
     splice-cat -L 64M | { run_status st vmsplice-touser --verify seq -c 2> verr; } > n || :
-  status 1 "$(cat st)" "vmsplice-touser behind an unpunched memfd"
+  status_in 1 st "vmsplice-touser behind an unpunched memfd"
   mentions verr "byte [0-9]* is 0x[0-9a-f]*, expected"
 }
 
@@ -695,7 +695,7 @@ b_memory() {
   wait_text err "% full$"
   echo > go
   wait "$reader"
-  status 0 "$(cat st)" "splice-buffer -m 1G"
+  status_in 0 st "splice-buffer -m 1G"
   [ "$rss" -lt 65536 ] || fail "RSS $rss kB with 256 MiB buffered"
   # 256 MiB of 1 GiB, less what the stdout pipe took: 24 or 25%.
   mentions err ", 2[45]% full$"
@@ -706,13 +706,13 @@ b_usage() {
   for args in "-m 0" "-m -1" "-m 1Q" "-P 101" "-P x" "-p -1" "-p 5%%" "-P ''" "x"; do
     # shellcheck disable=SC2086 # one word per option
     eval "run_status st splice-buffer $args" < /dev/null > out 2> err
-    status 2 "$(cat st)" "splice-buffer $args"
+    status_in 2 st "splice-buffer $args"
     mentions err "Try 'splice-buffer --help'."
     size_is out 0
   done
   : > empty
   run_status st splice-buffer -P 50% -p 0 < empty > out 2> err
-  status 0 "$(cat st)" "splice-buffer -P 50% -p 0"
+  status_in 0 st "splice-buffer -P 50% -p 0"
 }
 
 run_area "$@"

@@ -16,7 +16,7 @@ t_to_pipe() {
   make_inputs
   for n in $SIZES; do
     run_status st splice-cat "in.$n" | cat > "out.$n"
-    status 0 "$(cat st)" "splice-cat in.$n | cat"
+    status_in 0 st "splice-cat in.$n | cat"
     same "in.$n" "out.$n"
   done
 }
@@ -146,7 +146,7 @@ t_sparse_5g() {
   memory_dir
   truncate -s 5G "$MEM/sparse"
   n=$(run_status st splice-cat "$MEM/sparse" | wc -c)
-  status 0 "$(cat st)" "splice-cat sparse"
+  status_in 0 st "splice-cat sparse"
   [ "$n" -eq 5368709120 ] || fail "wc -c says $n, expected 5368709120"
 }
 
@@ -170,7 +170,7 @@ t_missing_operand() {
   random_file a 4097
   random_file b 10000
   run_status st splice-cat a missing b > out 2> err
-  status 1 "$(cat st)" "splice-cat a missing b"
+  status_in 1 st "splice-cat a missing b"
   mentions err "splice-cat: missing: No such file or directory"
   cat a b > ref
   same ref out
@@ -183,7 +183,7 @@ t_directory_operand() {
   mkdir d
   random_file b 10000
   run_status st splice-cat d b > out 2> err
-  status 1 "$(cat st)" "splice-cat d b"
+  status_in 1 st "splice-cat d b"
   mentions err "splice-cat: d"
   same b out
 }
@@ -193,7 +193,7 @@ t_input_is_output() {
   random_file f 10000
   cp f orig
   run_status st splice-cat f >> f 2> err
-  status 1 "$(cat st)" "splice-cat f >> f"
+  status_in 1 st "splice-cat f >> f"
   mentions err "f: input file is output file"
   same orig f
   run_status refst cat f >> f 2> /dev/null
@@ -214,7 +214,7 @@ t_input_is_output() {
   same xy xy2
   cp x x3
   run_status st splice-cat x x3 1<> x3 2> err
-  status 1 "$(cat st)" "splice-cat x x3 1<> x3"
+  status_in 1 st "splice-cat x x3 1<> x3"
   mentions err "x3: input file is output file"
 }
 
@@ -242,7 +242,7 @@ tcase t_cat_dev_full "/dev/full as output: ENOSPC reported against the output, e
 t_cat_dev_full() {
   random_file f 100000
   run_status st splice-cat f > /dev/full 2> err
-  status 1 "$(cat st)" "splice-cat f > /dev/full"
+  status_in 1 st "splice-cat f > /dev/full"
   if [ -n "${STRICT:-}" ]; then
     mentions err "splice"
   else
@@ -251,7 +251,7 @@ t_cat_dev_full() {
     same exp err
   fi
   run_status st2 sh -c 'cat f | splice-cat > /dev/full' 2> err2
-  status 1 "$(cat st2)" "cat f | splice-cat > /dev/full"
+  status_in 1 st2 "cat f | splice-cat > /dev/full"
 }
 
 tcase t_gnu_messages "errors worded as GNU cat's: 'write error' for the output, the file's name for input"
@@ -280,11 +280,11 @@ t_cat_nonblocking() {
   # A slow reader keeps the non-blocking stdout pipe full.
   { sh -c 'cat f; sleep 0.3; cat f' | run_status st "$nb" 0:nonblock 1:nonblock -- splice-cat; } |
     { sleep 0.3; cat; } > out
-  status 0 "$(cat st)" "non-blocking splice-cat"
+  status_in 0 st "non-blocking splice-cat"
   cat f f > ref
   same ref out
   run_status st "$nb" 1:nonblock -- splice-cat f f | { sleep 0.3; cat; } > out2
-  status 0 "$(cat st)" "file to non-blocking pipe"
+  status_in 0 st "file to non-blocking pipe"
   same ref out2
 }
 
@@ -294,7 +294,7 @@ t_inject_enosys() {
   need strace
   random_file f 1000000
   run_status st inject splice:ENOSYS splice-cat --verbose f 2> err | cat > out
-  status 0 "$(cat st)" "splice-cat under ENOSYS"
+  status_in 0 st "splice-cat under ENOSYS"
   same f out
   mentions err "read/write: 1000000 bytes"
   cat f | inject splice:ENOSYS splice-cat > out2 || fail "pipe to file under ENOSYS"
@@ -315,7 +315,7 @@ t_cat_strict_append() {
   random_file f 10000
   : > out
   run_status st splice-cat --strict f >> out 2> err
-  status 1 "$(cat st)" "splice-cat --strict f >> out"
+  status_in 1 st "splice-cat --strict f >> out"
   mentions err "splice"
   mentions err "strict"
 }
@@ -359,7 +359,7 @@ t_cat_usage_errors() {
     "--chunk abc" "--chunk 0" "--pipe-size 0" "--pipe-size 1G0" "-x" "--bogus" "--chunk"; do
     # shellcheck disable=SC2086
     run_status st splice-cat $bad < /dev/null > out 2> err
-    status 2 "$(cat st)" "splice-cat $bad"
+    status_in 2 st "splice-cat $bad"
     mentions err "Try 'splice-cat --help'"
     [ ! -s out ] || fail "splice-cat $bad wrote to stdout"
   done
@@ -377,7 +377,7 @@ t_reader_exits() {
   random_file f 10485760
   run_status st splice-cat f f f | head -c 1 > /dev/null
   run_status refst cat f f f | head -c 1 > /dev/null
-  status 141 "$(cat st)" "splice-cat | head -c 1"
+  status_in 141 st "splice-cat | head -c 1"
   status "$(cat refst)" "$(cat st)" "status differs from cat's"
 }
 
@@ -520,7 +520,7 @@ t_fmt_cat_letters() {
   printf 'a\001\n\n\n\nb\n' > f
   # The issue's example: cat -v -s file.
   run_status st splice-cat -v -s f > out 2> err
-  status 0 "$(cat st)" "splice-cat -v -s f"
+  status_in 0 st "splice-cat -v -s f"
   [ ! -s err ] || { cat err >&2; fail "-v printed something on stderr"; }
   cat -v -s f > ref
   same ref out
@@ -541,7 +541,7 @@ t_fmt_strict() {
   printf 'a\n' > f
   for o in -A -b -e -E -n -s -t -T -v --number --show-all; do
     run_status st splice-cat --strict "$o" f > out 2> err
-    status 2 "$(cat st)" "splice-cat --strict $o f"
+    status_in 2 st "splice-cat --strict $o f"
     mentions err "strict"
     mentions err "Try 'splice-cat --help'"
     [ ! -s out ] || fail "--strict $o wrote to stdout"
@@ -560,12 +560,12 @@ t_fmt_errors() {
   mentions out.err "splice-cat: d: Is a directory"
   mentions out.err "splice-cat: missing: No such file or directory"
   run_status st splice-cat -n f > /dev/full 2> err
-  status 1 "$(cat st)" "splice-cat -n f > /dev/full"
+  status_in 1 st "splice-cat -n f > /dev/full"
   mentions err "splice-cat: write error: No space left on device"
   # A CR held for a LF that never comes is written at the end, and checked.
   printf '\r' > cr
   run_status st splice-cat -E cr > /dev/full 2> err
-  status 1 "$(cat st)" "splice-cat -E cr > /dev/full"
+  status_in 1 st "splice-cat -E cr > /dev/full"
   mentions err "splice-cat: write error: No space left on device"
 }
 
@@ -699,8 +699,8 @@ t_range_devices() {
   run_status st2 splice-cat --skip 1048000 "$dev" - "$dev" < img > out2
   losetup -d "$dev"
   grep -q 'lseek(3, 1000, SEEK_SET)' trace || { cat trace >&2; fail "no lseek on $dev"; }
-  status 0 "$(cat st)" "splice-cat --skip 1000 --count 100000 $dev"
-  status 0 "$(cat st2)" "splice-cat --skip 1048000 $dev - $dev"
+  status_in 0 st "splice-cat --skip 1000 --count 100000 $dev"
+  status_in 0 st2 "splice-cat --skip 1048000 $dev - $dev"
   dd_range img 1000 100000 > ref
   same ref out
   { tail -c 576 img; cat img img; } > ref2
@@ -825,17 +825,17 @@ tcase t_range_operands "--count: later operands are not opened; earlier failures
 t_range_operands() {
   random_file a 5000
   run_status st splice-cat --count 5000 a missing > out 2> err
-  status 0 "$(cat st)" "splice-cat --count 5000 a missing"
+  status_in 0 st "splice-cat --count 5000 a missing"
   [ ! -s err ] || fail "an operand after --count was opened"
   same a out
   run_status st splice-cat --count 10 missing a > out 2> err
-  status 1 "$(cat st)" "splice-cat --count 10 missing a"
+  status_in 1 st "splice-cat --count 10 missing a"
   mentions err "missing: No such file or directory"
   head -c 10 a > ref
   same ref out
   # --skip past a failing operand goes on into the next.
   run_status st splice-cat --skip 4990 missing a > out 2> err
-  status 1 "$(cat st)" "splice-cat --skip 4990 missing a"
+  status_in 1 st "splice-cat --skip 4990 missing a"
   tail -c 10 a > ref
   same ref out
 }
@@ -846,7 +846,7 @@ t_range_usage() {
   for opt in --skip --count; do
     for bad in -1 1Q 1e3 '' 18446744073709551616; do
       run_status st splice-cat "$opt" "$bad" f > out 2> err
-      status 2 "$(cat st)" "$opt '$bad'"
+      status_in 2 st "$opt '$bad'"
       mentions err "$opt"
       [ ! -s out ] || fail "$opt '$bad' copied bytes"
     done
@@ -874,7 +874,7 @@ t_fsync() {
   traced -o trace2 -e trace=fsync,fdatasync splice-cat a > out2 || fail "splice-cat a > out2"
   grep -q sync trace2 && fail "fsync without --fsync"
   run_status st inject fsync:EIO splice-cat --fsync a > out3 2> err
-  status 1 "$(cat st)" "fsync fails with EIO"
+  status_in 1 st "fsync fails with EIO"
   mentions err "splice-cat: standard output: fsync: Input/output error"
   same a out3
 }
@@ -885,7 +885,7 @@ t_fsync_unsyncable() {
   random_file a 300000
   run_status st splice-cat --fsync a 2> err | cat > out
   run_status refst dd if=a conv=fsync status=none 2> /dev/null | cat > /dev/null
-  status 1 "$(cat st)" "splice-cat --fsync a | cat"
+  status_in 1 st "splice-cat --fsync a | cat"
   status "$(cat refst)" "$(cat st)" "status differs from dd conv=fsync's"
   mentions err "standard output: fsync: Invalid argument"
   same a out
@@ -894,7 +894,7 @@ t_fsync_unsyncable() {
   status "$(cat refst)" "$(cat st)" "to /dev/null: status differs from dd conv=fsync's"
   # An output that failed already is not synced: one message, not two.
   run_status st splice-cat --fsync a > /dev/full 2> err
-  status 1 "$(cat st)" "splice-cat --fsync a > /dev/full"
+  status_in 1 st "splice-cat --fsync a > /dev/full"
   [ "$(wc -l < err)" -eq 1 ] || { cat err >&2; fail "more than one message"; }
 }
 
@@ -928,7 +928,7 @@ t_sparse_1g() {
   start=$(date +%s%N)
   splice-cat big > copy || fail "splice-cat big > copy"
   end=$(date +%s%N)
-  same big copy
+  same_sparse big copy
   [ "$(kib copy)" -lt 1024 ] || fail "the copy takes $(kib copy) KiB on disk"
   ms=$(((end - start) / 1000000))
   [ "$ms" -lt 1000 ] || fail "the copy took $ms ms"
@@ -992,15 +992,15 @@ t_sparse_fallback() {
   at 50000000 x big
   # FICLONE keeps holes where it works; where it fails the sparse copy does.
   traced -o trace -e trace=ioctl splice-cat big > out || fail "splice-cat big > out"
-  same big out
+  same_sparse big out
   [ "$(kib out)" -lt 1024 ] || fail "holes written after FICLONE: $(kib out) KiB"
   [ "$(clone_calls trace)" -eq 1 ] || fail "FICLONE not tried for a sparse file"
   inject ioctl:EXDEV splice-cat big > out || fail "splice-cat under FICLONE EXDEV"
-  same big out
+  same_sparse big out
   [ "$(kib out)" -lt 1024 ] || fail "holes written under FICLONE EXDEV: $(kib out) KiB"
   inject copy_file_range:EXDEV splice-cat big > out ||
     fail "splice-cat under EXDEV"
-  same big out
+  same_sparse big out
   [ "$(kib out)" -lt 1024 ] || fail "holes written under EXDEV: $(kib out) KiB"
   [ -n "${STRICT:-}" ] && return 0
   echo prefix > app
@@ -1019,7 +1019,7 @@ t_sparse_fallback() {
 needs_stdin() {
   run_status st timeout 10 sh -c "exec $1" 2> err
   hung "$1"
-  status 1 "$(cat st)" "$1"
+  status_in 1 st "$1"
   mentions err "standard input"
 }
 
@@ -1029,13 +1029,13 @@ t_cat_closed_std_fds() {
   # stdin not needed: copied.
   for r in "<&-" "2>&-" "<&- 2>&-"; do
     closed_run "$r" "splice-cat f"
-    status 0 "$(cat st)" "splice-cat f $r"
+    status_in 0 st "splice-cat f $r"
     same f out
   done
   # stdin needed (no operand, '-'): an error naming it.
   for cmd in "splice-cat" "splice-cat f -"; do
     closed_run "<&-" "$cmd"
-    status 1 "$(cat st)" "$cmd <&-"
+    status_in 1 st "$cmd <&-"
     mentions err "standard input"
   done
   # The same with stdout a regular file (then an internal pipe may be made).
@@ -1044,14 +1044,14 @@ t_cat_closed_std_fds() {
   done
   run_status st timeout 10 sh -c 'exec splice-cat f <&- > o' 2> err
   hung "splice-cat f <&- > o"
-  status 0 "$(cat st)" "splice-cat f <&- > o"
+  status_in 0 st "splice-cat f <&- > o"
   same f o
   closed_run ">&-" "splice-cat f"
-  status 1 "$(cat st)" "splice-cat f >&-"
+  status_in 1 st "splice-cat f >&-"
   mentions err "standard output"
   for cmd in "splice-cat f" "splice-cat" "splice-cat f -"; do
     closed_run "<&- >&- 2>&-" "$cmd"
-    status 1 "$(cat st)" "$cmd, 0 1 2 closed"
+    status_in 1 st "$cmd, 0 1 2 closed"
   done
   # A failing operand with 0 and 2 closed: the message goes nowhere, never
   # into the output; the files are copied.
@@ -1059,7 +1059,7 @@ t_cat_closed_std_fds() {
   cat f g > ref
   run_status st timeout 10 sh -c 'exec splice-cat f nofile g <&- 2>&- > o'
   hung "splice-cat f nofile g <&- 2>&-"
-  status 1 "$(cat st)" "splice-cat f nofile g <&- 2>&-"
+  status_in 1 st "splice-cat f nofile g <&- 2>&-"
   same ref o
 }
 
@@ -1070,14 +1070,14 @@ t_cat_closed_fds_not_reused() {
   random_file g 1000
   for r in "<&-" "2>&-" "<&- 2>&-"; do
     fd_trace "$r" "splice-cat f g"
-    status 0 "$(cat st)" "splice-cat f g $r"
+    status_in 0 st "splice-cat f g $r"
     not_on_0_2 "splice-cat f g $r"
   done
   # File to file through its internal pipe (copy_file_range refused).
   needs_fallback
   run_status st inject -o trace -t execve,openat,pipe2,copy_file_range copy_file_range:EXDEV:1+ \
     timeout 10 sh -c 'exec splice-cat f g <&- 2>&- > o'
-  status 0 "$(cat st)" "splice-cat f g > o, 0 and 2 closed, no copy_file_range"
+  status_in 0 st "splice-cat f g > o, 0 and 2 closed, no copy_file_range"
   cat f g > ref
   same ref o
   not_on_0_2 "splice-cat f g > o, internal pipe"
@@ -1105,7 +1105,7 @@ t_cat_out_of_descriptors() {
       run_status st inject copy_file_range:EXDEV:1+ pipe2:"$err":1+ timeout 10 \
         splice-cat f g > o 2> err
       cat err >&2
-      status 0 "$(cat st)" "splice-cat f g > o, no copy_file_range, pipe2 $err"
+      status_in 0 st "splice-cat f g > o, no copy_file_range, pipe2 $err"
       same ref o
     done
   fi
@@ -1113,7 +1113,7 @@ t_cat_out_of_descriptors() {
   # Only the opening of f fails (-P f): the loader's openat calls come first.
   { run_status st traced -o /dev/null -P f -e trace=openat \
     -e inject=openat:error=ENFILE:when=1+ splice-cat g f g 2> err; } | cat > out
-  status 1 "$(cat st)" "splice-cat g f g, openat f ENFILE"
+  status_in 1 st "splice-cat g f g, openat f ENFILE"
   mentions err "f: Too many open files in system"
   cat g g > ref2
   same ref2 out
@@ -1125,11 +1125,11 @@ t_cat_out_of_descriptors() {
   run="ulimit -n $lim; exec \"$BINDIR/splice-cat\" ${STRICT:+--strict} f g"
   run_status st timeout 10 sh -c "$run" > o2 2> err
   cat err >&2
-  status 0 "$(cat st)" "splice-cat f g > file under ulimit -n $lim"
+  status_in 0 st "splice-cat f g > file under ulimit -n $lim"
   same ref o2
   { run_status st timeout 10 sh -c "$run" 2> err; } | cat > o3
   cat err >&2
-  status 0 "$(cat st)" "splice-cat f g | under ulimit -n $lim"
+  status_in 0 st "splice-cat f g | under ulimit -n $lim"
   same ref o3
 }
 
@@ -1150,7 +1150,7 @@ t_eintr_splice() {
   need strace
   random_file f 5000000
   run_status st inject splice:EINTR:3 splice-cat --chunk 64K f | cat > out
-  status 0 "$(cat st)" "splice-cat under EINTR"
+  status_in 0 st "splice-cat under EINTR"
   same f out
   cat f | inject splice:EINTR:3 splice-cat --chunk 64K > out2 || fail "pipe to file under EINTR"
   same f out2
@@ -1161,7 +1161,7 @@ t_eagain_splice() {
   need strace
   random_file f 5000000
   run_status st inject splice:EAGAIN:3 splice-cat --chunk 64K f | cat > out
-  status 0 "$(cat st)" "splice-cat under EAGAIN"
+  status_in 0 st "splice-cat under EAGAIN"
   same f out
 }
 
@@ -1171,7 +1171,7 @@ t_einval_first_splice() {
   need strace
   random_file f 5000000
   run_status st inject splice:EINVAL:1 splice-cat f | cat > out
-  status 0 "$(cat st)" "splice-cat under EINVAL"
+  status_in 0 st "splice-cat under EINVAL"
   same f out
 }
 
@@ -1182,12 +1182,12 @@ t_einval_mid_splice() {
   # file -> pipe: a pipe fails only by losing its reader, so the file is named.
   run_status st inject splice:EINVAL:3 splice-cat --chunk 64K f 2> err |
     cat > out
-  status 1 "$(cat st)" "splice-cat with EINVAL mid-stream"
+  status_in 1 st "splice-cat with EINVAL mid-stream"
   mentions err "splice-cat: f: Invalid argument"
   [ "$(wc -c < out)" -lt 5000000 ] || fail "all bytes arrived, yet an error was injected"
   # pipe -> pipe: either could have failed; both are named.
   { cat f | run_status st inject splice:EINVAL:3 splice-cat --chunk 64K 2> err2; } | cat > out2
-  status 1 "$(cat st)" "pipe to pipe with EINVAL mid-stream"
+  status_in 1 st "pipe to pipe with EINVAL mid-stream"
   mentions err2 "standard input -> standard output: splice: Invalid argument"
 }
 
@@ -1198,7 +1198,7 @@ t_eio_input() {
   random_file g 1000
   run_status st inject splice:EIO:3 splice-cat --chunk 64K f g 2> err |
     cat > out
-  status 1 "$(cat st)" "splice-cat with EIO from f"
+  status_in 1 st "splice-cat with EIO from f"
   mentions err "splice-cat: f: Input/output error"
   # The next operand is still copied, as cat does after a read error.
   tail -c 1000 out > last
@@ -1221,9 +1221,9 @@ t_tmpfs_full() {
   run_status st splice-cat f > mnt/out 2> err
   run_status st2 sh -c 'cat f | splice-cat > mnt/out2' 2> err2
   umount mnt
-  status 1 "$(cat st)" "file -> full tmpfs"
+  status_in 1 st "file -> full tmpfs"
   mentions err "No space left on device"
-  status 1 "$(cat st2)" "pipe -> full tmpfs"
+  status_in 1 st2 "pipe -> full tmpfs"
   mentions err2 "No space left on device"
 }
 
@@ -1270,7 +1270,7 @@ t_unreadable() {
   else
     run_status st splice-cat a secret b > out 2> err
   fi
-  status 1 "$(cat st)" "splice-cat a secret b"
+  status_in 1 st "splice-cat a secret b"
   mentions err "secret: Permission denied"
   cat a b > ref
   same ref out

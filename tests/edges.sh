@@ -38,7 +38,7 @@ strict_trace() {
   run_status st traced -o trace -e trace=execve,openat,read,write,readv,writev,pread64,pwrite64 \
     sh -c "exec $1" 2> err
   hung "$1"
-  status 1 "$(cat st)" "$1"
+  status_in 1 st "$1"
   mentions err "strict"
 }
 
@@ -54,7 +54,7 @@ e_strict_no_data() {
   same ref g
   cat in | { run_status st traced -o trace -e trace=execve,openat,read,write,readv,writev \
     splice-cat --strict >> g 2> err; }
-  status 1 "$(cat st)" "pipe | splice-cat --strict >> g"
+  status_in 1 st "pipe | splice-cat --strict >> g"
   data_moved trace in
   same ref g
   # splice-tee: stdin a file, stdout a file.
@@ -62,7 +62,7 @@ e_strict_no_data() {
   data_moved trace in
   cat in | { run_status st traced -o trace -e trace=execve,openat,read,write,readv,writev \
     splice-tee --strict t1 > o 2> err; }
-  status 1 "$(cat st)" "pipe | splice-tee --strict t1 > o"
+  status_in 1 st "pipe | splice-tee --strict t1 > o"
   data_moved trace in
   # vmsplice into a file, vmsplice-touser from a file.
   strict_trace "vmsplice --strict -s 3M > o"
@@ -117,7 +117,7 @@ e_flags_std_files() {
         [ "$cmd" != "splice-cat -A" ] || want=$want.A
         # shellcheck disable=SC2086 # CMD is words
         flagged_run "$fin" "$fout" $cmd
-        status 0 "$(cat st)" "$cmd, stdin $fin, stdout $fout"
+        status_in 0 st "$cmd, stdin $fin, stdout $fout"
         cmp "$want" out || fail "$cmd, stdin $fin, stdout $fout: not the bytes cat gives"
         [ "$cmd" != "splice-tee copy" ] || same in copy
       done
@@ -130,10 +130,10 @@ e_flags_std_files() {
     rm -f out
     case $f in *append*) : > out ;; esac
     run_status st timeout 10 "$WF" "1=out:$f" -- vmsplice -p seq -s 1000000 2> err
-    status 0 "$(cat st)" "vmsplice, stdout $f"
+    status_in 0 st "vmsplice, stdout $f"
     same seq out
     run_status st timeout 10 "$WF" "0=seq:$f" -- vmsplice-touser --verify seq -c > count 2> err
-    status 0 "$(cat st)" "vmsplice-touser, stdin $f"
+    status_in 0 st "vmsplice-touser, stdin $f"
     counted count 1000000 "vmsplice-touser, stdin $f"
   done
 }
@@ -171,14 +171,14 @@ e_load_multiprocess() {
       > out 2> err
     [ "$(cat st)" -ne 124 ] && [ "$(cat st)" -ne 137 ] ||
       fail "splice-bench --sweep, run $runs beside two busy loops: hung"
-    status 0 "$(cat st)" "splice-bench --sweep, run $runs beside two busy loops"
+    status_in 0 st "splice-bench --sweep, run $runs beside two busy loops"
   done
   echo "NOTE: $runs sweeps beside two busy loops"
   # The net tools, the same way: every byte, no hang.
   random_file f 67108864
   start_receiver out ferr timeout 60 splice-fromnet -b 127.0.0.1 0
   run_status st timeout 60 splice-tonet 127.0.0.1 "$PORT" < f 2> serr
-  status 0 "$(cat st)" "splice-tonet beside two busy loops"
+  status_in 0 st "splice-tonet beside two busy loops"
   reap_within "$RPID" 30 "splice-fromnet beside two busy loops"
   status 0 "$REAPED" "splice-fromnet beside two busy loops"
   same f out
@@ -202,7 +202,7 @@ e_pv_words() {
     for opt in --rate --rat; do
       # shellcheck disable=SC2086 # the command's words
       run_status st timeout 10 $cmd "$opt" 1 < /dev/null > out 2> err
-      status 2 "$(cat st)" "$cmd $opt 1"
+      status_in 2 st "$cmd $opt 1"
       mentions err "Try '${cmd%% *} --help'"
       [ ! -s out ] || fail "$cmd $opt 1 wrote to stdout"
     done
@@ -210,7 +210,7 @@ e_pv_words() {
   done
   for opt in --output --out; do
     run_status st timeout 10 splice-tee "$opt" f < /dev/null > out 2> err
-    status 2 "$(cat st)" "splice-tee $opt f"
+    status_in 2 st "splice-tee $opt f"
     [ ! -e f ] || fail "splice-tee $opt f wrote f"
   done
   # Ours, spelled out or abbreviated, still work.
@@ -229,10 +229,10 @@ e_out_help_version() {
   for tool in $TOOLS; do
     for opt in --help -h --version -V; do
       run_status st "$tool" "$opt" > /dev/full 2> err
-      status 1 "$(cat st)" "$tool $opt > /dev/full"
+      status_in 1 st "$tool $opt > /dev/full"
       mentions err "No space left on device"
       run_status st "$tool" "$opt" >&- 2> err
-      status 1 "$(cat st)" "$tool $opt >&-"
+      status_in 1 st "$tool $opt >&-"
       mentions err "Bad file descriptor"
     done
     # A reader gone: quiet, as cat (SIGPIPE at its default), never a hang.

@@ -13,14 +13,14 @@ t_bad_sizes() {
   same f out
   for bad in 0 -1 1e3 18446744073709551616 1Q '' ' 1' 1KiBB 0x10; do
     run_status st splice-cat --chunk "$bad" f > out 2> err
-    status 2 "$(cat st)" "--chunk '$bad'"
+    status_in 2 st "--chunk '$bad'"
     mentions err "chunk"
     [ ! -s out ] || fail "--chunk '$bad' copied bytes"
   done
   for tool in $TOOLS; do
     for bad in 0 -1 1Q 18446744073709551616 4G; do
       run_status st "$tool" --pipe-size "$bad" < /dev/null > out 2> err
-      status 2 "$(cat st)" "$tool --pipe-size '$bad'"
+      status_in 2 st "$tool --pipe-size '$bad'"
       mentions err "pipe-size"
     done
   done
@@ -29,7 +29,7 @@ t_bad_sizes() {
     for bad in -1 1e3 18446744073709551616 1Q; do
       # shellcheck disable=SC2086
       run_status st $cmd "$bad" < /dev/null > out 2> err
-      status 2 "$(cat st)" "$cmd '$bad'"
+      status_in 2 st "$cmd '$bad'"
       mentions err "Try '"
     done
   done
@@ -50,7 +50,7 @@ fault_matrix() {
   _fm_what=$1
   shift
   faulted -o calls -t "$(echo "$@" | tr ' ' ,)"
-  status 0 "$(cat st)" "$_fm_what, traced, no fault"
+  status_in 0 st "$_fm_what, traced, no fault"
   faulted_exact || fail "$_fm_what, traced, no fault: not the whole input"
   for _fm_sys in "$@"; do
     if ! grep -q -E "^[0-9]+ +$_fm_sys\(" calls; then

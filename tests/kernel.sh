@@ -167,7 +167,7 @@ k_kernel_log_demo() {
   [ -w /dev/kmsg ] || skip "/dev/kmsg is not writable here"
   token="run $$ at $(date +%s)"
   run_status st env KLOG_TOKEN="$token" sh "$TESTS/kernel.sh" run log_marker > out 2>&1
-  status 1 "$(cat st)" "a case that logs a WARNING"
+  status_in 1 st "a case that logs a WARNING"
   mentions out "FAIL: the kernel logged a problem while log_marker ran"
   mentions out "^kernel: WARNING: $DEMO_MARKER, $token\$"
   mentions out "^kernel: $DEMO_MARKER: a splice complaint, $token\$"
@@ -186,7 +186,7 @@ k_splice01() {
   same in out
   # The same path through the tools: file -> stdout pipe, stdin pipe -> file.
   run_status st splice-cat --verbose in 2> err1 | splice-cat --verbose > out2 2> err2
-  status 0 "$(cat st)" "splice-cat in | splice-cat > out2"
+  status_in 0 st "splice-cat in | splice-cat > out2"
   same in out2
   mentions err1 "splice-cat: splice: 1024 bytes"
   mentions err2 "splice-cat: splice: 1024 bytes"
@@ -218,7 +218,7 @@ k_splice03_append() {
   echo prefix > out
   cp out ref
   run_status st sh -c 'cat in | splice-cat --strict >> out' 2> err
-  status 1 "$(cat st)" "cat in | splice-cat --strict >> out"
+  status_in 1 st "cat in | splice-cat --strict >> out"
   mentions err "splice: Invalid argument"
   same ref out
 }
@@ -247,7 +247,7 @@ k_splice04() {
   expect "ok $n" pipe-pipe in out
   same in out
   { cat in | run_status st splice-cat --verbose 2> err; } | cat > out2
-  status 0 "$(cat st)" "cat | splice-cat | cat"
+  status_in 0 st "cat | splice-cat | cat"
   same in out2
   mentions err "splice-cat: splice: $n bytes"
 }
@@ -265,7 +265,7 @@ k_splice06_read() {
   for f in /proc/sys/fs/pipe-max-size /proc/sys/kernel/domainname /proc/sys/kernel/ostype; do
     cat "$f" > ref
     run_status st splice-cat --verbose "$f" 2> err | cat > out
-    status 0 "$(cat st)" "splice-cat $f | cat"
+    status_in 0 st "splice-cat $f | cat"
     same ref out
     mentions err "splice-cat: splice: $(wc -c < ref) bytes"
   done
@@ -284,7 +284,7 @@ k_splice06_write() {
   got=$(cat /proc/sys/fs/pipe-max-size)
   printf '%s\n' "$max" > /proc/sys/fs/pipe-max-size
   [ "$(cat /proc/sys/fs/pipe-max-size)" = "$max" ] || fail "pipe-max-size not restored to $max"
-  status 0 "$(cat st)" "splice-cat > /proc/sys/fs/pipe-max-size"
+  status_in 0 st "splice-cat > /proc/sys/fs/pipe-max-size"
   mentions err "splice-cat: splice: $(printf '%s\n' $((2 * max)) | wc -c) bytes"
   [ "$got" = $((2 * max)) ] || fail "spliced $((2 * max)) into pipe-max-size, read back $got"
   # A string, in a UTS namespace of its own so the machine's name stays.
@@ -372,7 +372,7 @@ k_tee01() {
   same in copy
   random_file big 3000000
   { splice-cat big | run_status st splice-tee -v t1 2> err; } | splice-cat > t2
-  status 0 "$(cat st)" "splice-cat | splice-tee t1 | splice-cat"
+  status_in 0 st "splice-cat | splice-tee t1 | splice-cat"
   same big t1
   same big t2
   mentions err "splice-tee: tee: 3000000 bytes"
@@ -391,7 +391,7 @@ k_vmsplice01() {
   expect "ok 131072" vmsplice-file out 131072
   same ref out
   run_status st vmsplice -v -s 128K -p ramp 2> err | splice-cat > out2
-  status 0 "$(cat st)" "vmsplice -s 128K -p ramp | splice-cat"
+  status_in 0 st "vmsplice -s 128K -p ramp | splice-cat"
   same ref out2
   mentions err "vmsplice: vmsplice: 131072 bytes"
 }

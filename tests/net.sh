@@ -89,7 +89,7 @@ t_stdin_offset() {
   receive 127.0.0.1 file
   run_status st sh -c '{ head -c 1000 > /dev/null; timeout 60 splice-tonet 127.0.0.1 "$1"; } < f' \
     sh "$PORT"
-  status 0 "$(cat st)" "splice-tonet after 1000 bytes were read"
+  status_in 0 st "splice-tonet after 1000 bytes were read"
   receive_done "offset"
   tail -c +1001 f > ref
   same ref out
@@ -166,7 +166,7 @@ t_one_connection() {
   # The first peer is still sending: nobody listens for a second.
   run_status st timeout 10 splice-tonet 127.0.0.1 "$PORT" < a 2> serr
   : > go
-  status 1 "$(cat st)" "a second sender"
+  status_in 1 st "a second sender"
   mentions serr "Connection refused"
   reap "$spid" "the first sender"
   status 0 "$REAPED" "the first sender"
@@ -199,13 +199,13 @@ t_refused() {
   # Nobody listens on PORT now.
   start=$(date +%s)
   run_status st timeout 10 splice-tonet 127.0.0.1 "$PORT" < /dev/null 2> serr
-  status 1 "$(cat st)" "splice-tonet to a closed port"
+  status_in 1 st "splice-tonet to a closed port"
   mentions serr "^splice-tonet: 127.0.0.1 $PORT: Connection refused$"
   [ $(( $(date +%s) - start )) -le 3 ] || fail "took more than 3 s to give up"
   # --retry keeps trying for that long, then says the same.
   start=$(date +%s)
   run_status st timeout 10 splice-tonet --retry 1.5 127.0.0.1 "$PORT" < /dev/null 2> serr
-  status 1 "$(cat st)" "splice-tonet --retry 1.5 to a closed port"
+  status_in 1 st "splice-tonet --retry 1.5 to a closed port"
   mentions serr "Connection refused"
   [ $(( $(date +%s) - start )) -ge 1 ] || fail "--retry 1.5 gave up in under a second"
 }
@@ -236,10 +236,10 @@ t_retry() {
 tcase t_unknown_host "unknown host: 'HOST PORT: reason', exit 1"
 t_unknown_host() {
   run_status st timeout 30 splice-tonet no-such-host.invalid 9 < /dev/null 2> serr
-  status 1 "$(cat st)" "splice-tonet no-such-host.invalid"
+  status_in 1 st "splice-tonet no-such-host.invalid"
   mentions serr "^splice-tonet: no-such-host.invalid 9: "
   run_status st timeout 30 splice-fromnet -b no-such-host.invalid 0 2> err
-  status 1 "$(cat st)" "splice-fromnet -b no-such-host.invalid"
+  status_in 1 st "splice-fromnet -b no-such-host.invalid"
   mentions err "^splice-fromnet: no-such-host.invalid 0: "
 }
 
@@ -247,11 +247,11 @@ tcase t_bind_error "an address that is not this machine's, a port in use: exit 1
 t_bind_error() {
   # TEST-NET-1: never on a machine, so bind fails before any packet.
   run_status st timeout 10 splice-fromnet -b 192.0.2.1 0 2> err
-  status 1 "$(cat st)" "splice-fromnet -b 192.0.2.1"
+  status_in 1 st "splice-fromnet -b 192.0.2.1"
   mentions err "^splice-fromnet: 192.0.2.1 0: Cannot assign requested address"
   receive 127.0.0.1 file
   run_status st timeout 10 splice-fromnet -b 127.0.0.1 "$PORT" 2> err2
-  status 1 "$(cat st)" "splice-fromnet on a port in use"
+  status_in 1 st "splice-fromnet on a port in use"
   mentions err2 "127.0.0.1 $PORT: Address already in use"
   : > empty
   send 127.0.0.1 file empty
@@ -270,7 +270,7 @@ t_receiver_closes() {
     else
       run_status st timeout 30 splice-tonet 127.0.0.1 "$PORT" < f 2> serr
     fi
-    status 1 "$(cat st)" "splice-tonet (stdin $inkind) to a receiver that went away"
+    status_in 1 st "splice-tonet (stdin $inkind) to a receiver that went away"
     grep -q -e "^splice-tonet: 127.0.0.1 $PORT: Connection reset by peer$" \
       -e "^splice-tonet: 127.0.0.1 $PORT: Broken pipe$" serr ||
       { cat serr >&2; fail "no clear EPIPE/ECONNRESET message"; }
@@ -323,7 +323,7 @@ t_reset_peer() {
     sleep 1;
     setsockopt($s, SOL_SOCKET, SO_LINGER, pack("ii", 1, 0)) or die "linger: $!";
     close($s);' "$PORT"
-  status 0 "$(cat st)" "perl peer"
+  status_in 0 st "perl peer"
   reap "$RPID" "splice-fromnet"
   status 1 "$REAPED" "splice-fromnet after a reset"
   mentions err "^splice-fromnet: 127.0.0.1 port [0-9]*: Connection reset by peer$"
@@ -333,7 +333,7 @@ tcase t_timeout "--timeout with no peer: a clear message, exit 1, on time"
 t_timeout() {
   start=$(date +%s)
   run_status st timeout 10 splice-fromnet -b 127.0.0.1 --timeout 1 0 > out 2> err
-  status 1 "$(cat st)" "splice-fromnet --timeout 1"
+  status_in 1 st "splice-fromnet --timeout 1"
   mentions err "^splice-fromnet: listening on 127.0.0.1 port [0-9]*$"
   mentions err "^splice-fromnet: no connection within 1 second$"
   secs=$(( $(date +%s) - start ))
@@ -421,7 +421,7 @@ t_nc_interop() {
   random_file f 5000000
   receive 127.0.0.1 file
   run_status st timeout 30 nc -N 127.0.0.1 "$PORT" < f
-  status 0 "$(cat st)" "nc -N to splice-fromnet"
+  status_in 0 st "nc -N to splice-fromnet"
   receive_done "from nc"
   same f out
 }
@@ -444,11 +444,11 @@ tcase t_family "-4 and -6 keep to their family: the other one's address is refus
 t_family() {
   have_ipv6 || skip "no IPv6 loopback (::1) on this machine"
   run_status st timeout 10 splice-fromnet -4 -b ::1 0 2> err
-  status 1 "$(cat st)" "splice-fromnet -4 -b ::1"
+  status_in 1 st "splice-fromnet -4 -b ::1"
   mentions err "^splice-fromnet: ::1 0: "
   receive ::1 file -6
   run_status st timeout 10 splice-tonet -4 ::1 "$PORT" < /dev/null 2> serr
-  status 1 "$(cat st)" "splice-tonet -4 ::1"
+  status_in 1 st "splice-tonet -4 ::1"
   mentions serr "^splice-tonet: ::1 $PORT: "
   random_file f 1000
   send ::1 file f -6
@@ -459,10 +459,10 @@ t_family() {
 tcase t_closed_fds "closed stdin/stdout: exit 1, named; closed stderr: no message lands in the stream"
 t_closed_fds() {
   run_status st timeout 10 splice-tonet 127.0.0.1 9 <&- 2> err
-  status 1 "$(cat st)" "splice-tonet <&-"
+  status_in 1 st "splice-tonet <&-"
   mentions err "^splice-tonet: standard input: Bad file descriptor$"
   run_status st timeout 10 splice-fromnet -b 127.0.0.1 0 >&- 2> err
-  status 1 "$(cat st)" "splice-fromnet >&-"
+  status_in 1 st "splice-fromnet >&-"
   mentions err "^splice-fromnet: standard output: Bad file descriptor$"
   if [ -n "${VALGRIND:-}" ]; then
     echo "NOTE: closed stderr not checked: valgrind needs its stderr"
@@ -472,7 +472,7 @@ t_closed_fds() {
   random_file f 100000
   receive 127.0.0.1 file
   run_status st timeout 30 splice-tonet -v 127.0.0.1 "$PORT" < f 2>&-
-  status 0 "$(cat st)" "splice-tonet -v 2>&-"
+  status_in 0 st "splice-tonet -v 2>&-"
   receive_done "stderr closed"
   same f out
 }
@@ -486,7 +486,7 @@ t_usage() {
     "splice-fromnet --bogus 0"; do
     # shellcheck disable=SC2086
     run_status st timeout 10 $cmd < /dev/null > out 2> err
-    status 2 "$(cat st)" "$cmd"
+    status_in 2 st "$cmd"
     mentions err "Try '${cmd%% *} --help'"
     [ ! -s out ] || fail "$cmd wrote to stdout"
   done
@@ -503,16 +503,16 @@ tcase t_port_range "ports past 65535 (which getaddrinfo would wrap) are usage er
 t_port_range() {
   for port in 65536 70000 99999999999; do
     run_status st splice-fromnet -b 127.0.0.1 "$port" < /dev/null > /dev/null 2> err
-    status 2 "$(cat st)" "splice-fromnet $port"
+    status_in 2 st "splice-fromnet $port"
     mentions err "invalid PORT '$port'"
     run_status st splice-tonet 127.0.0.1 "$port" < /dev/null 2> err
-    status 2 "$(cat st)" "splice-tonet 127.0.0.1 $port"
+    status_in 2 st "splice-tonet 127.0.0.1 $port"
     mentions err "invalid PORT '$port'"
     run_status st splice-tee -n "127.0.0.1:$port" < /dev/null > /dev/null 2> err
-    status 2 "$(cat st)" "splice-tee -n 127.0.0.1:$port"
+    status_in 2 st "splice-tee -n 127.0.0.1:$port"
   done
   run_status st splice-tonet 127.0.0.1 0 < /dev/null 2> err
-  status 2 "$(cat st)" "splice-tonet to port 0"
+  status_in 2 st "splice-tonet to port 0"
 }
 
 # ---- nothing held back, nothing hangs, nc's habits -----------------------------
@@ -696,7 +696,7 @@ t_echo() {
   done
   echo_server
   run_status st timeout 30 splice-tonet --no-reply 127.0.0.1 "$EPORT" < f > out 2> serr
-  status 0 "$(cat st)" "splice-tonet --no-reply"
+  status_in 0 st "splice-tonet --no-reply"
   [ ! -s out ] || fail "--no-reply wrote the echo"
 }
 
@@ -728,7 +728,7 @@ t_wait_timeout() {
   # nothing moves.
   START=$(date +%s%N)
   run_status st timeout 20 splice-tonet -v -w 0.5 127.0.0.1 "$NPORT" < /dev/zero 2> serr
-  status 1 "$(cat st)" "splice-tonet -w 0.5 to a peer that never reads"
+  status_in 1 st "splice-tonet -w 0.5 to a peer that never reads"
   mentions serr "connected to 127.0.0.1 $NPORT (127.0.0.1 port $NPORT)"
   mentions serr "^splice-tonet: 127.0.0.1 $NPORT: Connection timed out$"
   took_at_most 4 "splice-tonet -w 0.5 (idle)"
@@ -737,7 +737,7 @@ t_wait_timeout() {
     START=$(date +%s%N)
     # shellcheck disable=SC2086
     run_status st timeout 20 $cmd < /dev/null > /dev/null 2> serr
-    status 1 "$(cat st)" "$cmd to a full backlog"
+    status_in 1 st "$cmd to a full backlog"
     mentions serr "127.0.0.1.$NPORT: Connection timed out$"
     took_at_most 4 "$cmd (connect)"
   done
@@ -797,7 +797,7 @@ t_abort_resets() {
   { yes | head -c 50000000 |
     run_status st timeout 30 splice-tee --output-error=exit -n "127.0.0.1:$PORT" /dev/full \
       2> terr; } | cat > /dev/null
-  status 1 "$(cat st)" "splice-tee --output-error=exit"
+  status_in 1 st "splice-tee --output-error=exit"
   reap "$RPID" "splice-fromnet"
   status 1 "$REAPED" "splice-fromnet after splice-tee gave up"
   mentions err "Connection reset by peer$"
@@ -808,17 +808,17 @@ t_port_syntax() {
   for port in " 70000" "+70000" "80x" "-1" "65536 "; do
     # A port taken for another would listen: time out, do not hang.
     run_status st timeout 5 splice-fromnet -b 127.0.0.1 -- "$port" < /dev/null > /dev/null 2> err
-    status 2 "$(cat st)" "splice-fromnet '$port'"
+    status_in 2 st "splice-fromnet '$port'"
     mentions err "invalid PORT '$port'"
     run_status st timeout 5 splice-tonet -- 127.0.0.1 "$port" < /dev/null > /dev/null 2> err
-    status 2 "$(cat st)" "splice-tonet 127.0.0.1 '$port'"
+    status_in 2 st "splice-tonet 127.0.0.1 '$port'"
     mentions err "invalid PORT '$port'"
     run_status st timeout 5 splice-tee -n "127.0.0.1:$port" < /dev/null > /dev/null 2> err
-    status 2 "$(cat st)" "splice-tee -n '127.0.0.1:$port'"
+    status_in 2 st "splice-tee -n '127.0.0.1:$port'"
   done
   # What getaddrinfo takes as 0 to 65535 stays valid: " 0" is port 0.
   run_status st timeout 10 splice-fromnet -b 127.0.0.1 --timeout 0.1 -- " 0" 2> err
-  status 1 "$(cat st)" "splice-fromnet ' 0' (no peer)"
+  status_in 1 st "splice-fromnet ' 0' (no peer)"
   mentions err "listening on 127.0.0.1 port [1-9]"
 }
 
@@ -828,7 +828,7 @@ t_address_syntax() {
   start_receiver out err timeout 30 splice-fromnet 127.0.0.1:0
   mentions err "listening on 127.0.0.1 port $PORT"
   run_status st timeout 30 splice-tonet -N "127.0.0.1:$PORT" < f
-  status 0 "$(cat st)" "splice-tonet 127.0.0.1:$PORT"
+  status_in 0 st "splice-tonet 127.0.0.1:$PORT"
   receive_done "HOST:PORT"
   same f out
   # HOST PORT, as nc -l takes it; -l is accepted.
@@ -846,16 +846,16 @@ t_address_syntax() {
     start_receiver out err timeout 30 splice-fromnet "[::1]:0"
     mentions err "listening on ::1 port $PORT"
     run_status st timeout 30 splice-tonet "[::1]:$PORT" < f
-    status 0 "$(cat st)" "splice-tonet [::1]:$PORT"
+    status_in 0 st "splice-tonet [::1]:$PORT"
     receive_done "[::1]:PORT"
     same f out
   fi
   # -n: no DNS.
   run_status st timeout 10 splice-tonet -n localhost 9 < /dev/null 2> serr
-  status 1 "$(cat st)" "splice-tonet -n localhost"
+  status_in 1 st "splice-tonet -n localhost"
   mentions serr "^splice-tonet: localhost 9: "
   run_status st splice-fromnet -b 127.0.0.1 127.0.0.1 0 < /dev/null 2> err
-  status 2 "$(cat st)" "splice-fromnet with both -b and HOST"
+  status_in 2 st "splice-fromnet with both -b and HOST"
 }
 
 
@@ -887,12 +887,12 @@ t_unix() {
     bg_started
     wait_until "no socket file" test -S sock
     run_status st timeout 30 nc -N -U sock < f
-    status 0 "$(cat st)" "nc -N -U to splice-fromnet -U"
+    status_in 0 st "nc -N -U to splice-fromnet -U"
     reap "$RPID" "splice-fromnet -U"
     same f out
   fi
   run_status st splice-tonet -U sock 127.0.0.1 9 < /dev/null 2> serr
-  status 2 "$(cat st)" "splice-tonet -U with HOST PORT"
+  status_in 2 st "splice-tonet -U with HOST PORT"
 }
 
 # unix_end HOW: splice-fromnet -U sock ended by HOW (eof, error, a signal
@@ -917,7 +917,7 @@ unix_end() {
   case $1 in
   eof | error | PIPE)
     run_status st timeout 30 splice-tonet -U sock < f 2> serr
-    [ "$1" != eof ] || status 0 "$(cat st)" "splice-tonet -U"
+    [ "$1" != eof ] || status_in 0 st "splice-tonet -U"
     ;;
   *) kill -"$1" "$(cat "/proc/$_pid/task/$_pid/children")" ;;
   esac
@@ -951,7 +951,7 @@ t_unix_socket_file() {
   # A file that is not a socket is never removed.
   echo keep > notsock
   run_status st timeout 10 splice-fromnet -U notsock > out 2> err
-  status 1 "$(cat st)" "splice-fromnet -U on a regular file"
+  status_in 1 st "splice-fromnet -U on a regular file"
   mentions err "notsock: Address already in use"
   [ "$(cat notsock)" = keep ] || fail "the regular file at -U PATH changed"
   # A live listener keeps its file; the second one is refused.
@@ -961,10 +961,10 @@ t_unix_socket_file() {
   bg_started
   wait_until "no 'listening on sock' line" grep -q "listening on sock$" err
   run_status st timeout 10 splice-fromnet -U sock > out2 2> err2
-  status 1 "$(cat st)" "a second splice-fromnet -U on a live socket"
+  status_in 1 st "a second splice-fromnet -U on a live socket"
   mentions err2 "sock: Address already in use"
   run_status st timeout 30 splice-tonet -U sock < f 2> serr
-  status 0 "$(cat st)" "splice-tonet -U to the first listener"
+  status_in 0 st "splice-tonet -U to the first listener"
   reap "$RPID" "the first splice-fromnet -U"
   status 0 "$REAPED" "the first splice-fromnet -U"
   same f out
@@ -976,7 +976,7 @@ t_allow() {
   random_file b 200000
   receive 127.0.0.1 file -k --timeout 2 -v --allow 127.0.0.1 --allow ::1/128
   run_status st timeout 10 splice-tonet -s 127.0.0.2 127.0.0.1 "$PORT" < a 2> serr
-  status 1 "$(cat st)" "splice-tonet from 127.0.0.2, not allowed"
+  status_in 1 st "splice-tonet from 127.0.0.2, not allowed"
   send 127.0.0.1 file b
   receive_done "--allow"
   mentions err "refused connection from 127.0.0.2 port [0-9]* (not in --allow)"
@@ -988,7 +988,7 @@ t_allow() {
   same a out
   for spec in 127.0.0.1/33 ::1/129 localhost 127.0.0.1/ 10.0.0.0/x; do
     run_status st splice-fromnet --allow "$spec" 0 < /dev/null 2> err
-    status 2 "$(cat st)" "--allow $spec"
+    status_in 2 st "--allow $spec"
   done
 }
 
@@ -1010,7 +1010,7 @@ t_tonet_names_address() {
   # localhost may name ::1 first, where nothing listens: the line says
   # which address took the connection.
   run_status st timeout 30 splice-tonet -v localhost "$PORT" < f 2> serr
-  status 0 "$(cat st)" "splice-tonet -v localhost $PORT"
+  status_in 0 st "splice-tonet -v localhost $PORT"
   receive_done "from localhost"
   same f out
   mentions serr "^splice-tonet: connected to localhost $PORT (127.0.0.1 port $PORT)$"
@@ -1038,7 +1038,7 @@ t_nc_listen_options() {
     start_receiver out err timeout 30 splice-fromnet -s ::1 -p 0
     mentions err "listening on ::1 port $PORT"
     run_status st timeout 30 splice-tonet ::1 "$PORT" < f
-    status 0 "$(cat st)" "splice-tonet ::1"
+    status_in 0 st "splice-tonet ::1"
     receive_done "-s ::1 -p 0"
     same f out
   fi
@@ -1051,7 +1051,7 @@ t_nc_listen_options() {
     "splice-fromnet -p 70000" "splice-fromnet -U sock -p 0"; do
     # shellcheck disable=SC2086
     run_status st timeout 10 $cmd < /dev/null > out 2> err
-    status 2 "$(cat st)" "$cmd"
+    status_in 2 st "$cmd"
     mentions err "Try 'splice-fromnet --help'"
   done
 }
@@ -1083,7 +1083,7 @@ t_fromnet_keeps_stdin() {
     PORT=$(listen_port err "$RPID")
     for i in 1 2; do
       run_status st timeout 30 splice-tonet 127.0.0.1 "$PORT" < g > got 2> serr
-      status 0 "$(cat st)" "splice-tonet, peer $i, to splice-fromnet -k with stdin $kind"
+      status_in 0 st "splice-tonet, peer $i, to splice-fromnet -k with stdin $kind"
       [ ! -s got ] || fail "stdin $kind: splice-fromnet sent $(wc -c < got) bytes back"
     done
     reap "$RPID" "splice-fromnet -k, stdin $kind"
@@ -1167,7 +1167,7 @@ t_half_close() {
       socket(my $c, PF_INET, SOCK_STREAM, 0) or die "socket: $!";
       connect($c, pack_sockaddr_in($ARGV[0], inet_aton("127.0.0.1"))) or die "connect: $!";
       '"$code" "$PORT"
-    status 0 "$(cat pst)" "the peer of splice-fromnet ($order)"
+    status_in 0 pst "the peer of splice-fromnet ($order)"
     set +e
     wait "$fpid"
     echo $? > st
@@ -1183,7 +1183,7 @@ t_fromnet_sends() {
   if command -v nc > /dev/null; then
     serve f
     run_status st timeout 30 nc -N 127.0.0.1 "$PORT" < /dev/null > got
-    status 0 "$(cat st)" "nc -N from splice-fromnet < file"
+    status_in 0 st "nc -N from splice-fromnet < file"
     receive_done "< file, to nc -N"
     same f got
     [ ! -s out ] || fail "nc sent nothing, yet splice-fromnet wrote bytes"
@@ -1210,14 +1210,14 @@ t_fromnet_sends() {
   for opt in --no-send -d; do
     serve f "$opt"
     run_status st timeout 30 splice-tonet 127.0.0.1 "$PORT" < g > got 2> serr
-    status 0 "$(cat st)" "splice-tonet to splice-fromnet $opt < file"
+    status_in 0 st "splice-tonet to splice-fromnet $opt < file"
     receive_done "$opt"
     same g out
     [ ! -s got ] || fail "splice-fromnet $opt sent its stdin"
   done
   # One stdin, many peers: -k with something to send is a usage error.
   run_status st timeout 10 splice-fromnet -k -b 127.0.0.1 0 < f > out 2> err
-  status 2 "$(cat st)" "splice-fromnet -k < file"
+  status_in 2 st "splice-fromnet -k < file"
   mentions err "Try 'splice-fromnet --help'"
   [ ! -s out ] || fail "splice-fromnet -k < file wrote bytes"
   serve f -k --no-send --timeout 1
@@ -1299,33 +1299,33 @@ t_net_closed_std_fds() {
   # fromnet: stdout needed, at once (not after a connection); stdin not needed.
   run_status st timeout 10 splice-fromnet -b 127.0.0.1 0 >&- 2> err
   hung "splice-fromnet >&-"
-  status 1 "$(cat st)" "splice-fromnet >&-"
+  status_in 1 st "splice-fromnet >&-"
   mentions err "standard output"
   run_status st timeout 10 sh -c 'exec splice-fromnet -b 127.0.0.1 0 <&- >&- 2>&-'
   hung "splice-fromnet, 0 1 2 closed"
-  status 1 "$(cat st)" "splice-fromnet, 0 1 2 closed"
+  status_in 1 st "splice-fromnet, 0 1 2 closed"
   start_receiver out ferr timeout 10 sh -c 'exec splice-fromnet -b 127.0.0.1 0 <&-'
   run_status st timeout 10 splice-tonet 127.0.0.1 "$PORT" < in 2> terr
   reap_within "$RPID" 10 "splice-fromnet <&-"
   status 0 "$REAPED" "splice-fromnet <&-"
-  status 0 "$(cat st)" "splice-tonet to splice-fromnet <&-"
+  status_in 0 st "splice-tonet to splice-fromnet <&-"
   same in out
   # tonet: stdin needed, and stdout for the peer's replies, both named
   # before any connection is tried; with --no-reply stdout is not needed.
   run_status st timeout 10 sh -c 'exec splice-tonet 127.0.0.1 9 <&-' 2> err
   hung "splice-tonet <&-"
-  status 1 "$(cat st)" "splice-tonet <&-"
+  status_in 1 st "splice-tonet <&-"
   mentions err "standard input"
   run_status st timeout 10 sh -c 'exec splice-tonet 127.0.0.1 9 >&-' < in 2> err
   hung "splice-tonet >&-"
-  status 1 "$(cat st)" "splice-tonet >&-"
+  status_in 1 st "splice-tonet >&-"
   mentions err "standard output: Bad file descriptor"
   for r in ">&-" "2>&-" ">&- 2>&-"; do
     start_receiver out ferr timeout 10 splice-fromnet -b 127.0.0.1 0
     run_status st timeout 10 sh -c "exec splice-tonet --no-reply 127.0.0.1 $PORT < in $r" 2> terr
     reap_within "$RPID" 10 "splice-fromnet"
     hung "splice-tonet $r"
-    status 0 "$(cat st)" "splice-tonet $r"
+    status_in 0 st "splice-tonet $r"
     same in out
   done
 }
@@ -1344,7 +1344,7 @@ t_net_pipe_resized_mid_stream() {
     port=$(listen_port ferr "$rpid")
     splice-cat ref | timeout 30 splice-tonet 127.0.0.1 "$port" || fail "splice-tonet"
     reap_within "$rpid" 30 "splice-fromnet | vmsplice-touser"
-    status 0 "$(cat st)" "splice-fromnet, reader resizes to $size"
+    status_in 0 st "splice-fromnet, reader resizes to $size"
     count_is n 16777216
     # splice-tonet's stdin: the writer resizes it.
     start_receiver out ferr timeout 30 splice-fromnet -b 127.0.0.1 0
@@ -1362,16 +1362,16 @@ t_net_out_of_descriptors() {
   random_file in 1000000
   run_status st inject socket:EMFILE:1+ timeout 10 splice-fromnet -b 127.0.0.1 0 > out 2> err
   hung "splice-fromnet with socket EMFILE"
-  status 1 "$(cat st)" "splice-fromnet with socket EMFILE"
+  status_in 1 st "splice-fromnet with socket EMFILE"
   mentions err "Too many open files"
   run_status st inject socket:EMFILE:1+ timeout 10 splice-tonet 127.0.0.1 9 < in > out 2> err
   hung "splice-tonet with socket EMFILE"
-  status 1 "$(cat st)" "splice-tonet with socket EMFILE"
+  status_in 1 st "splice-tonet with socket EMFILE"
   mentions err "Too many open files"
   { cat in | run_status st inject socket:EMFILE:1+ timeout 10 splice-tee -n 127.0.0.1:9 f1 2> err; } |
     cat > out
   hung "splice-tee -n with socket EMFILE"
-  status 1 "$(cat st)" "splice-tee -n with socket EMFILE"
+  status_in 1 st "splice-tee -n with socket EMFILE"
   mentions err "Too many open files"
   # splice-fromnet to a file needs an internal pipe: pipe2 EMFILE falls back
   # (or is a clear error), and never loses bytes silently.
@@ -1490,7 +1490,7 @@ t_relay_fifo() {
   [ "$(cat st)" -eq 0 ] || { cat terr ferr >&2; fail "splice-tonet: exit $(cat st)"; }
   same in echoed
   reap_within "$relay" 10 "the echo loop after its peer ended"
-  status 0 "$(cat fst)" "splice-fromnet in the echo loop"
+  status_in 0 fst "splice-fromnet in the echo loop"
 }
 
 tcase t_fromnet_progress_counts_received "splice-fromnet --progress and --size count what the peer sends, not what its stdin sends the peer"
@@ -1501,7 +1501,7 @@ t_fromnet_progress_counts_received() {
   start_receiver -i b got ferr timeout 30 splice-fromnet --progress --interval 0.1 --size 2M \
     -b 127.0.0.1 0
   run_status st timeout 30 splice-tonet 127.0.0.1 "$PORT" < a > back 2> terr
-  status 0 "$(cat st)" "splice-tonet"
+  status_in 0 st "splice-tonet"
   reap "$RPID" "splice-fromnet"
   status 0 "$REAPED" "splice-fromnet"
   same a got

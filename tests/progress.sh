@@ -379,7 +379,7 @@ t_size_option() {
   # What --size cannot take.
   for bad in @nosuch @/dev/null @. 1.5M -1 ""; do
     run_status st splice-cat --size "$bad" f > /dev/null 2> err
-    status 2 "$(cat st)" "--size '$bad'"
+    status_in 2 st "--size '$bad'"
     mentions err "^splice-cat: --size: "
   done
   mentions err "Try 'splice-cat --help'"
@@ -414,17 +414,18 @@ t_fill() {
 tcase --alone t_eta_window \
   "the ETA follows the rate of the last --average-rate-window SECS, not the whole run's average"
 t_eta_window() {
-  # 64 MiB at once, then 6 MiB at 1 MiB/s, twice at the same time: from 3 s
-  # to 4 s the average says 0:00:00 left, the last 2 s say what is left at
-  # 1 MiB/s; the default window (10 s) still holds the burst then.
+  # 64 MiB at once, then 4 MiB at 1 MiB/s, twice at the same time: from
+  # 2.5 s to 3 s the average says 0:00:00 left, the last 2 s say what is
+  # left at 1 MiB/s (1 MiB or more, at least 0:00:01); the default window
+  # (10 s) still holds the burst then.  Alone: the rate must be the limit's.
   for w in 2 default; do
     opt=--average-rate-window=$w
     [ $w != default ] || opt=--interval=0.25
-    { vmsplice -s 64M; vmsplice -s 6M -L 1M; } |
-      splice-cat --size 70M --interval 0.25 "$opt" 2> "err.$w" > /dev/null &
+    { vmsplice -s 64M; vmsplice -s 4M -L 1M; } |
+      splice-cat --size 68M --interval 0.25 "$opt" 2> "err.$w" > /dev/null &
   done
   wait
-  # eta_left FILE: the seconds left that FILE's lines from 3 s to 4 s say,
+  # eta_left FILE: the seconds left that FILE's lines from 2.5 s to 3 s say,
   # the least of them (a line below 100%), or "none".
   eta_left() {
     awk '
@@ -433,14 +434,14 @@ t_eta_window() {
         pct = $0; sub(/%, ETA .*/, "", pct); sub(/.*, /, "", pct)
         eta = $0; sub(/.*ETA 0:/, "", eta); split(eta, ms, ":")
         left = ms[1] * 60 + ms[2]
-        if (secs + 0 >= 3 && secs + 0 <= 4 && pct + 0 < 100 && (least == "" || left < least))
+        if (secs + 0 >= 2.5 && secs + 0 <= 3 && pct + 0 < 100 && (least == "" || left < least))
           least = left
       }
       END { print least == "" ? "none" : least }' "$1"
   }
   left=$(eta_left err.2)
   [ "$left" != none ] && [ "$left" -ge 1 ] ||
-    { cat err.2 >&2; fail "window 2 s: the ETA from 3 s to 4 s divides by the whole run's average"; }
+    { cat err.2 >&2; fail "window 2 s: the ETA from 2.5 s to 3 s divides by the whole run's average"; }
   left=$(eta_left err.default)
   [ "$left" != none ] && [ "$left" -eq 0 ] ||
     { cat err.default >&2; fail "the default window: not the last 10 s (at 3 s it left out the burst)"; }
@@ -704,7 +705,7 @@ t_size_lies() {
   truncate -s 64M sparse
   echo data >> sparse
   splice-cat --progress sparse 2> err > copy
-  same sparse copy
+  same_sparse sparse copy
   last_says err copy
   # Standard input twice: its size once.
   random_file f 1000000

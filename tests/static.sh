@@ -21,10 +21,10 @@ tcase --long t_clang_tidy "clang-tidy bugprone-* and cert-*: no warning"
 t_clang_tidy() {
   need_source lib
   need clang-tidy
-  for f in "$SRC"/*.c "$SRC"/bench/*.c "$SRC"/lib/*.c; do
-    clang-tidy --quiet "$f" -- -std=gnu11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 \
-      -DSPLICE_TOOLS_VERSION='"0"' -I"$SRC" >> out 2>&1 || fail "clang-tidy $f"
-  done
+  # Every file in one clang-tidy: one a file cost 9 s, most of it startup.
+  clang-tidy --quiet "$SRC"/*.c "$SRC"/bench/*.c "$SRC"/lib/*.c -- -std=gnu11 -D_GNU_SOURCE \
+    -D_FILE_OFFSET_BITS=64 -DSPLICE_TOOLS_VERSION='"0"' -I"$SRC" > out 2>&1 ||
+    { cat out >&2; fail "clang-tidy"; }
   if grep -E 'warning:|error:' out >&2; then
     fail "clang-tidy findings"
   fi

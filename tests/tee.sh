@@ -26,7 +26,7 @@ t_sizes() {
     for n in 1 2 13; do
       # shellcheck disable=SC2046
       { cat in | run_status st splice-tee $(files "$n"); } | cat > out
-      status 0 "$(cat st)" "splice-tee, $size bytes, $n files"
+      status_in 0 st "splice-tee, $size bytes, $n files"
       # shellcheck disable=SC2046
       all_same in out $(files "$n")
       # shellcheck disable=SC2046
@@ -67,7 +67,7 @@ t_append() {
   for f in f1 f2 r1 r2; do echo "was here" > "$f"; done
   { cat in | run_status st splice-tee -a f1 f2; } | cat > out
   { cat in | run_status refst tee -a r1 r2; } | cat > ref
-  status 0 "$(cat st)" "splice-tee -a"
+  status_in 0 st "splice-tee -a"
   status "$(cat refst)" "$(cat st)" "status differs from tee's"
   same ref out
   same r1 f1
@@ -82,7 +82,7 @@ t_tee_strict_append() {
   random_file in 100000
   echo x > f1
   { cat in | run_status st splice-tee --strict -a f1 f2; } 2> err | cat > out
-  status 1 "$(cat st)" "splice-tee --strict -a"
+  status_in 1 st "splice-tee --strict -a"
   mentions err "f1: splice: .*strict"
   mentions err "f2: splice: .*strict"
   same in out
@@ -92,8 +92,8 @@ tcase t_chain "chains: splice-cat f | splice-tee a b | splice-cat > c (and vmspl
 t_chain() {
   random_file in 10485761
   { run_status st1 splice-cat in; } | { run_status st2 splice-tee a b; } | splice-cat > c
-  status 0 "$(cat st1)" "splice-cat in"
-  status 0 "$(cat st2)" "splice-tee a b"
+  status_in 0 st1 "splice-cat in"
+  status_in 0 st2 "splice-tee a b"
   all_same in a b c
   splice-cat in | splice-tee a | splice-tee b | splice-tee c | splice-cat > d
   all_same in a b c d
@@ -113,7 +113,7 @@ t_stdin_file() {
   random_file in 5000001
   if [ -z "${STRICT:-}" ]; then
     { run_status st splice-tee -v f1 f2 < in; } 2> err | cat > out
-    status 0 "$(cat st)" "splice-tee < file"
+    status_in 0 st "splice-tee < file"
     all_same in out f1 f2
     mentions err "standard input is not a pipe"
     { run_status refst tee r1 r2 < in; } | cat > ref
@@ -121,7 +121,7 @@ t_stdin_file() {
   fi
   rm -f f1 f2
   { run_status st splice-tee --strict f1 < in; } 2> err | cat > out
-  status 1 "$(cat st)" "splice-tee --strict < file"
+  status_in 1 st "splice-tee --strict < file"
   mentions err "standard input is not a pipe: tee(2)"
   mentions err "strict"
 }
@@ -146,11 +146,11 @@ t_tee_stdout_not_pipe() {
   fi
   for target in out /dev/null; do
     run_status st sh -c 'cat in | splice-tee --strict f1 > "$1"' sh "$target" 2> err
-    status 1 "$(cat st)" "splice-tee --strict > $target"
+    status_in 1 st "splice-tee --strict > $target"
     mentions err "standard output is not a pipe: tee(2)"
   done
   run_status st sh -c 'cat in | splice-tee --strict f1 >> out' 2> err
-  status 1 "$(cat st)" "splice-tee --strict >> out"
+  status_in 1 st "splice-tee --strict >> out"
   mentions err "tee(2)"
 }
 
@@ -158,7 +158,7 @@ tcase t_tee_dev_full "splice-tee /dev/full f2: /dev/full reported, f2 and stdout
 t_tee_dev_full() {
   random_file in 1000000
   { cat in | run_status st splice-tee /dev/full f2; } 2> err | cat > out
-  status 1 "$(cat st)" "splice-tee /dev/full f2"
+  status_in 1 st "splice-tee /dev/full f2"
   mentions err "splice-tee: /dev/full: "
   [ "$(grep -c . err)" -eq 1 ] || fail "expected one message: $(cat err)"
   all_same in out f2
@@ -166,7 +166,7 @@ t_tee_dev_full() {
   status "$(cat refst)" "$(cat st)" "status differs from tee's"
   # /dev/full in the middle and last.
   { cat in | run_status st splice-tee f1 /dev/full f2 /dev/full; } 2> err | cat > out
-  status 1 "$(cat st)" "splice-tee f1 /dev/full f2 /dev/full"
+  status_in 1 st "splice-tee f1 /dev/full f2 /dev/full"
   [ "$(grep -c /dev/full err)" -eq 2 ] || fail "expected two messages: $(cat err)"
   all_same in out f1 f2
 }
@@ -182,7 +182,7 @@ t_fifo_reader_leaves() {
     # shellcheck disable=SC2086
     { cat in | run_status st splice-tee -p $order; } 2> err | cat > out
     wait
-    status 0 "$(cat st)" "splice-tee -p $order"
+    status_in 0 st "splice-tee -p $order"
     [ ! -s err ] || fail "-p printed: $(cat err)"
     all_same in out f1 f2
     same part got
@@ -200,7 +200,7 @@ t_all_outputs_gone() {
   needs_fallback
   # yes never ends: only stopping when no output is left ends this.
   run_status st sh -c 'yes | timeout 20 splice-tee /dev/full > /dev/full' 2> err
-  status 1 "$(cat st)" "yes | splice-tee /dev/full > /dev/full"
+  status_in 1 st "yes | splice-tee /dev/full > /dev/full"
   [ "$(grep -c . err)" -eq 2 ] || fail "expected two messages: $(cat err)"
   mentions err "standard output"
   run_status refst sh -c 'yes | timeout 20 tee /dev/full > /dev/full' 2> /dev/null
@@ -212,11 +212,11 @@ t_sigpipe() {
   random_file in 10485760
   { cat in in in | run_status st splice-tee f1 f2; } | head -c 1 > /dev/null
   { cat in in in | run_status refst tee r1 r2; } | head -c 1 > /dev/null
-  status 141 "$(cat st)" "splice-tee | head -c 1"
+  status_in 141 st "splice-tee | head -c 1"
   status "$(cat refst)" "$(cat st)" "status differs from tee's"
   cat in in in > ref
   { cat ref | run_status st splice-tee -p f1 f2; } 2> err | head -c 1 > /dev/null
-  status 0 "$(cat st)" "splice-tee -p | head -c 1"
+  status_in 0 st "splice-tee -p | head -c 1"
   [ ! -s err ] || fail "-p printed: $(cat err)"
   all_same ref f1 f2
   { cat ref | run_status refst tee -p r1 r2; } | head -c 1 > /dev/null
@@ -236,14 +236,14 @@ t_output_error_modes() {
     status "$(cat refst)" "$(cat st)" "--output-error=$mode | head: status differs from tee's"
     case $mode in
     warn)
-      status 1 "$(cat st)" "--output-error=warn | head"
+      status_in 1 st "--output-error=warn | head"
       mentions err "standard output: Broken pipe"
       same ref f1 ;;
     exit)
-      status 1 "$(cat st)" "--output-error=exit | head"
+      status_in 1 st "--output-error=exit | head"
       mentions err "standard output: Broken pipe" ;;
     *)
-      status 0 "$(cat st)" "--output-error=$mode | head"
+      status_in 0 st "--output-error=$mode | head"
       [ ! -s err ] || fail "$mode printed: $(cat err)"
       same ref f1 ;;
     esac
@@ -251,7 +251,7 @@ t_output_error_modes() {
     { cat in | run_status st splice-tee --output-error=$mode /dev/full f1; } 2> err | cat > out
     { cat in | run_status refst tee --output-error=$mode /dev/full r1; } 2> /dev/null |
       cat > /dev/null
-    status 1 "$(cat st)" "--output-error=$mode /dev/full"
+    status_in 1 st "--output-error=$mode /dev/full"
     status "$(cat refst)" "$(cat st)" "--output-error=$mode /dev/full: status differs from tee's"
     mentions err "/dev/full"
     case $mode in
@@ -261,7 +261,7 @@ t_output_error_modes() {
   done
   # Without MODE: warn-nopipe, like -p.
   { cat ref | run_status st splice-tee --output-error f1; } | head -c 1 > /dev/null
-  status 0 "$(cat st)" "--output-error | head"
+  status_in 0 st "--output-error | head"
   same ref f1
 }
 
@@ -269,7 +269,7 @@ tcase t_dash_is_a_file "splice-tee - creates ./- (a file, not stdout), as tee"
 t_dash_is_a_file() {
   random_file in 70000
   { cat in | run_status st splice-tee -; } 2> err | cat > out
-  status 0 "$(cat st)" "splice-tee -"
+  status_in 0 st "splice-tee -"
   [ -f ./- ] || fail "no file named -"
   all_same in out ./-
   [ ! -s err ] || fail "stderr: $(cat err)"
@@ -324,13 +324,13 @@ t_open_failure() {
   random_file in 300000
   { cat in | run_status st splice-tee f1 nodir/f f2; } 2> err | cat > out
   { cat in | run_status refst tee r1 nodir/f r2; } 2> /dev/null | cat > ref
-  status 1 "$(cat st)" "splice-tee f1 nodir/f f2"
+  status_in 1 st "splice-tee f1 nodir/f f2"
   status "$(cat refst)" "$(cat st)" "status differs from tee's"
   mentions err "splice-tee: nodir/f: No such file or directory"
   all_same in out f1 f2
   rm f1
   run_status st sh -c 'cat in | splice-tee --output-error=exit nodir/f f1 > out' 2> err
-  status 1 "$(cat st)" "--output-error=exit with a missing directory"
+  status_in 1 st "--output-error=exit with a missing directory"
   [ ! -e f1 ] || fail "exit mode went on after the open failure"
 }
 
@@ -338,7 +338,7 @@ tcase t_tee_closed_stdout "stdout closed: reported, the files complete, exit 1, 
 t_tee_closed_stdout() {
   random_file in 300000
   run_status st sh -c 'cat in | splice-tee f1 f2 >&-' 2> err
-  status 1 "$(cat st)" "splice-tee >&-"
+  status_in 1 st "splice-tee >&-"
   mentions err "standard output"
   # --strict: no pipe on stdout, nothing moves.
   [ -z "${STRICT:-}" ] || return 0
@@ -393,7 +393,7 @@ t_tee_nonblocking() {
   random_file in 10485760
   { sh -c 'cat in; sleep 0.3; cat in' | run_status st "$nb" 0:nonblock 1:nonblock -- splice-tee f1 f2; } |
     { sleep 0.3; cat; } > out
-  status 0 "$(cat st)" "non-blocking splice-tee"
+  status_in 0 st "non-blocking splice-tee"
   cat in in > ref
   all_same ref out f1 f2
 }
@@ -404,11 +404,11 @@ t_inject() {
   need strace
   random_file in 3000000
   { cat in | run_status st inject tee:ENOSYS splice-tee -v f1 f2 2> err; } | cat > out
-  status 0 "$(cat st)" "splice-tee under tee ENOSYS"
+  status_in 0 st "splice-tee under tee ENOSYS"
   all_same in out f1 f2
   mentions err "read/write: 9000000 bytes"
   { cat in | run_status st inject splice:ENOSYS splice-tee -v f1 2> err; } | cat > out
-  status 0 "$(cat st)" "splice-tee under splice ENOSYS"
+  status_in 0 st "splice-tee under splice ENOSYS"
   all_same in out f1
   mentions err "read/write: 3000000 bytes"
   # stdin a file and splice(2) refused: read into the internal pipe.
@@ -418,7 +418,7 @@ t_inject() {
   mentions err "read/write"
   # --strict: the refusal is an error that names tee.
   { cat in | run_status st inject tee:ENOSYS splice-tee --strict f1 2> err; } | cat > out
-  status 1 "$(cat st)" "splice-tee --strict under tee ENOSYS"
+  status_in 1 st "splice-tee --strict under tee ENOSYS"
   mentions err "tee: Function not implemented"
 }
 
@@ -458,7 +458,7 @@ t_tee_usage_errors() {
     "--pipe-size 0" "-x" "--bogus" "-n"; do
     # shellcheck disable=SC2086
     run_status st splice-tee $bad < /dev/null > out 2> err
-    status 2 "$(cat st)" "splice-tee $bad"
+    status_in 2 st "splice-tee $bad"
     mentions err "Try 'splice-tee --help'"
     [ ! -s out ] || fail "splice-tee $bad wrote to stdout"
   done
@@ -488,14 +488,14 @@ t_net() {
     cat > out
   wait "$pida" || fail "first splice-fromnet"
   wait "$RPID" || fail "second splice-fromnet"
-  status 0 "$(cat st)" "splice-tee --net"
+  status_in 0 st "splice-tee --net"
   all_same in out f1 a.out b.out
   # Nobody listening: reported, the other outputs complete, exit 1.
   start_receiver c.out c.err splice-fromnet -b 127.0.0.1 0
   kill "$RPID"
   wait "$RPID" || true
   { cat in | run_status st splice-tee -n "127.0.0.1:$PORT" f1; } 2> err | cat > out
-  status 1 "$(cat st)" "splice-tee --net to a closed port"
+  status_in 1 st "splice-tee --net to a closed port"
   mentions err "127.0.0.1 $PORT"
   all_same in out f1
 }
@@ -526,7 +526,7 @@ t_p_idle_reader_gone() {
     [ "$opts" != "-p fifo" ] || { timeout 20 head -c 0 fifo & }
     # shellcheck disable=SC2086 # the options are words
     idle_until_done | { run_status st timeout 10 splice-tee $opts 2> err; touch idle.done; } | :
-    status 0 "$(cat st)" "splice-tee $opts, input idle, reader gone"
+    status_in 0 st "splice-tee $opts, input idle, reader gone"
     [ ! -s err ] || { cat err >&2; fail "splice-tee $opts printed a message"; }
   done
   wait
@@ -536,7 +536,7 @@ t_p_idle_reader_gone() {
   { printf a; idle_until_done; printf b; } |
     { run_status st timeout 10 splice-tee -p f 2> err; } |
     { head -c 1 > o; exec 0<&-; touch idle.done; }
-  status 0 "$(cat st)" "splice-tee -p f, the reader gone"
+  status_in 0 st "splice-tee -p f, the reader gone"
   printf ab > exp
   same exp f
 }
@@ -547,7 +547,7 @@ t_tee_reader_grows_blocked_pipe() {
   { splice-cat ref | run_status st splice-tee --pipe-size 64K a b 2> err; } |
     { sleep 1; vmsplice-touser --pipe-size 1M --verify seq -c > n; }
   cat err >&2
-  status 0 "$(cat st)" "splice-tee --pipe-size 64K a b"
+  status_in 0 st "splice-tee --pipe-size 64K a b"
   count_is n 33554432
   same ref a
   same ref b
@@ -572,7 +572,7 @@ t_tee_no_descriptor_for_pipe() {
   run_status st timeout 10 sh -c "ulimit -n 64; cat in | splice-tee $names | cat > out" 2> err
   cat err >&2
   hung "splice-tee under ulimit -n 64"
-  status 0 "$(cat st)" "splice-tee with $free files under ulimit -n 64"
+  status_in 0 st "splice-tee with $free files under ulimit -n 64"
   same in out
   for f in $names; do
     same in "$f"
@@ -591,7 +591,7 @@ t_tee_pipe2_emfile_falls_back() {
       cat > out
     cat err >&2
     hung "splice-tee $files with pipe2 EMFILE"
-    status 0 "$(cat st)" "splice-tee $files with pipe2 EMFILE"
+    status_in 0 st "splice-tee $files with pipe2 EMFILE"
     same in out
     for f in $files; do
       same in "$f"
@@ -603,7 +603,7 @@ tcase t_tee_stderr_closed_files_clean "splice-tee 2>&-: its messages never land 
 t_tee_stderr_closed_files_clean() {
   run_status st timeout 10 sh -c 'echo data | splice-tee out nodir/x 2>&- > /dev/null'
   hung "splice-tee out nodir/x 2>&-"
-  status 1 "$(cat st)" "splice-tee out nodir/x 2>&-"
+  status_in 1 st "splice-tee out nodir/x 2>&-"
   echo data > ref
   if [ -n "${STRICT:-}" ]; then
     # --strict refuses a stdout that is not a pipe: nothing, not even a message.
@@ -615,7 +615,7 @@ t_tee_stderr_closed_files_clean() {
   rm -f out
   run_status st timeout 10 sh -c 'echo data | splice-tee out nodir/x 2>&- | cat > /dev/null'
   hung "splice-tee out nodir/x 2>&- | cat"
-  status 0 "$(cat st)" "splice-tee out nodir/x 2>&- | cat (cat's status)"
+  status_in 0 st "splice-tee out nodir/x 2>&- | cat (cat's status)"
   same ref out
 }
 
@@ -645,22 +645,22 @@ tcase t_tee_closed_std_fds "splice-tee with 0, 1, 2 closed: needed ones named, e
 t_tee_closed_std_fds() {
   random_file in 300000
   closed_run "<&-" "splice-tee t1"
-  status 1 "$(cat st)" "splice-tee t1 <&-"
+  status_in 1 st "splice-tee t1 <&-"
   mentions err "standard input"
   closed_run ">&-" "splice-tee t1"
-  status 1 "$(cat st)" "splice-tee t1 >&-"
+  status_in 1 st "splice-tee t1 >&-"
   mentions err "standard output"
   closed_run "2>&-" "splice-tee t1"
-  status 0 "$(cat st)" "splice-tee t1 2>&-"
+  status_in 0 st "splice-tee t1 2>&-"
   same in out
   same in t1
   rm -f t1
   closed_run "<&- >&- 2>&-" "splice-tee t1 nodir/x"
-  status 1 "$(cat st)" "splice-tee t1 nodir/x, 0 1 2 closed"
+  status_in 1 st "splice-tee t1 nodir/x, 0 1 2 closed"
   [ ! -s t1 ] || { od -c t1 | head -n 3 >&2; fail "t1 holds bytes though no input came"; }
   # stderr closed, a failing file: its message is not in t1, t1 is exact.
   closed_run "2>&-" "splice-tee t1 nodir/x t2"
-  status 1 "$(cat st)" "splice-tee t1 nodir/x t2 2>&-"
+  status_in 1 st "splice-tee t1 nodir/x t2 2>&-"
   cmp -s in t1 ||
     fail "2>&-: t1 is not the input; it starts: $(head -c 60 t1 | tr -c '[:print:]' '.')"
   same in t2
@@ -672,7 +672,7 @@ t_tee_closed_fds_not_reused() {
   need_fd_trace
   random_file in 300000
   fd_trace "2>&-" "splice-tee t1 t2 t3"
-  status 0 "$(cat st)" "splice-tee t1 t2 t3 2>&-"
+  status_in 0 st "splice-tee t1 t2 t3 2>&-"
   not_on_0_2 "splice-tee t1 t2 t3 2>&-"
 }
 
@@ -698,7 +698,7 @@ t_tee_stdin_grown_past_max_unprivileged() {
       "$(command -v splice-tee)" -v a b 2> err; } |
     timeout 30 vmsplice-touser --verify seq -c > n
   cat err >&2
-  status 0 "$(cat st)" "splice-tee as nobody, stdin grown to $((max * 4))"
+  status_in 0 st "splice-tee as nobody, stdin grown to $((max * 4))"
   count_is n 16777216
   same ref a
   same ref b
@@ -716,7 +716,7 @@ t_tee_pipe_resized_mid_stream() {
       { splice-cat ref | run_status st timeout 30 splice-tee --pipe-size "$ps" a b 2> err; } |
         { sleep "$delay"; timeout 30 vmsplice-touser --pipe-size "$size" --verify seq -c > n; }
       cat err >&2
-      status 0 "$(cat st)" "splice-tee --pipe-size $ps a b, reader resizes to $size"
+      status_in 0 st "splice-tee --pipe-size $ps a b, reader resizes to $size"
       count_is n 16777216
       same ref a
       same ref b
@@ -740,7 +740,7 @@ t_tee_strict_emfile_files_untouched() {
   { cat in | run_status st inject pipe2:EMFILE:1+ timeout 10 splice-tee --strict f1 f2 2> err; } |
     cat > out
   hung "splice-tee --strict f1 f2 with pipe2 EMFILE"
-  status 1 "$(cat st)" "splice-tee --strict f1 f2 with pipe2 EMFILE"
+  status_in 1 st "splice-tee --strict f1 f2 with pipe2 EMFILE"
   mentions err "Too many open files"
   [ ! -s out ] || fail "$(wc -c < out) bytes written before the failure"
   same ref f1
@@ -765,7 +765,7 @@ t_tee_eintr_eagain() {
   random_file in 6000000
   for fault in tee:EINTR tee:EAGAIN splice:EINTR splice:EAGAIN; do
     { cat in | run_status st inject "$fault:3" splice-tee f1 f2; } | cat > out
-    status 0 "$(cat st)" "splice-tee with ${fault#*:} in ${fault%:*}"
+    status_in 0 st "splice-tee with ${fault#*:} in ${fault%:*}"
     all_same in out f1 f2
   done
 }
@@ -776,7 +776,7 @@ t_tee_einval_mid() {
   random_file in 6000000
   { cat in | run_status st inject tee:EINVAL:3 splice-tee f1 2> err; } |
     cat > out
-  status 1 "$(cat st)" "splice-tee with EINVAL mid-stream"
+  status_in 1 st "splice-tee with EINVAL mid-stream"
   mentions err "splice-tee: tee: Invalid argument"
 }
 
@@ -788,11 +788,11 @@ t_tee_closed_stdin_named() {
     run_status st timeout 10 sh -c "$cmd; exit \$?" 2> err
     hung "$cmd"
     # (the pipeline's status is cat's: splice-tee's is checked below)
-    case $cmd in *"| cat"*) ;; *) status 1 "$(cat st)" "$cmd" ;; esac
+    case $cmd in *"| cat"*) ;; *) status_in 1 st "$cmd" ;; esac
     mentions err "standard input"
   done
   run_status st timeout 10 sh -c 'exec splice-tee <&-' > out 2> err
-  status 1 "$(cat st)" "splice-tee <&- | cat"
+  status_in 1 st "splice-tee <&- | cat"
 }
 
 # end_receiver: ends the receiver of receive_through and its reader, by
@@ -874,7 +874,7 @@ t_tee_peer_leaves() {
         tee_to_peer "$(echo "$peer" | tr _ ' ')" $mode
       fi
       [ "$(cat st)" -ne 141 ] || fail "$what: killed by SIGPIPE"
-      status 1 "$(cat st)" "$what"
+      status_in 1 st "$what"
       lost='(Broken pipe|Connection reset by peer|Connection timed out)'
       grep -q -E "^splice-tee: 127.0.0.1:$PORT: $lost\$" terr ||
         { cat terr >&2; fail "$what: no message naming the peer"; }
@@ -896,7 +896,7 @@ t_tee_peer_pipe_reader() {
   receive 127.0.0.1 file
   { cat f | run_status st timeout 30 splice-tee -n "127.0.0.1:$PORT" 2> terr; } |
     head -c 1048576 > /dev/null
-  status 141 "$(cat st)" "splice-tee -n, stdout's reader gone"
+  status_in 141 st "splice-tee -n, stdout's reader gone"
   reap "$RPID" "splice-fromnet"
   status 1 "$REAPED" "the receiver of a splice-tee that died of SIGPIPE"
   mentions err "Connection reset by peer$"
@@ -904,7 +904,7 @@ t_tee_peer_pipe_reader() {
   receive 127.0.0.1 file
   { cat f | run_status st sh -c "trap '' PIPE; exec timeout 30 splice-tee -n 127.0.0.1:$PORT" \
     2> terr; } | head -c 1048576 > /dev/null
-  status 0 "$(cat st)" "splice-tee -n with SIGPIPE ignored, stdout's reader gone"
+  status_in 0 st "splice-tee -n with SIGPIPE ignored, stdout's reader gone"
   [ ! -s terr ] || { cat terr >&2; fail "a message for a pipe's EPIPE in the default mode"; }
   receive_done "splice-tee after its stdout's reader left"
   same f out

@@ -21,7 +21,7 @@ gen() {
   _out=$1
   shift
   run_status gen.st vmsplice "$@" | cat > "$_out"
-  status 0 "$(cat gen.st)" "vmsplice $*"
+  status_in 0 gen.st "vmsplice $*"
 }
 
 # chain PATTERN "VMSPLICE ARGS" "CONSUMER": vmsplice | CONSUMER |
@@ -63,7 +63,9 @@ tcase t_patterns_verify "every pattern, 0 B to 1 MiB + 7, checked by vmsplice-to
 t_patterns_verify() {
   for p in $PATTERNS; do
     for n in $SIZES; do
-      chain_ok "$p" "-s $n" cat "$n"
+      # Through cat, a reader that copies: every size of seq (an offset
+      # wrong anywhere shows), every pattern at the size of many pages.
+      [ "$p" != seq ] && [ "$n" != 1048583 ] || chain_ok "$p" "-s $n" cat "$n"
       # Straight into the checker, no pipe in between.
       run_status st vmsplice -p "$p" -s "$n" |
         vmsplice-touser --verify "$p" -c > count || fail "vmsplice -p $p -s $n | vmsplice-touser"
@@ -128,7 +130,7 @@ t_seq_5g() {
   chain_ok seq "-s 5G" "splice-cat" 5368709120
   # Without the project's checker: the last three words past 4 GiB, by od.
   run_status st vmsplice -p seq -s 5G | tail -c 24 > last
-  status 0 "$(cat st)" "vmsplice -p seq -s 5G | tail"
+  status_in 0 st "vmsplice -p seq -s 5G | tail"
   [ "$(od -A n -t u8 -v last | tr -s ' \n' '  ')" = " 5368709096 5368709104 5368709112 " ] ||
     fail "last words: $(od -A n -t u8 -v last)"
 }
@@ -143,7 +145,7 @@ t_safety_default() {
   chain_ok seq "--clear -s 256M" "splice-cat | splice-cat | splice-cat" "$n"
   # Into a file, then checked.
   run_status st vmsplice -p seq --clear -s 256M | splice-cat > file
-  status 0 "$(cat st)" "vmsplice | splice-cat > file"
+  status_in 0 st "vmsplice | splice-cat > file"
   [ "$(cat file | vmsplice-touser --verify seq -c)" -eq "$n" ] || fail "file: verify"
   # A slow reader: the pipe is full for a while, pages sit in two pipes.
   chain_ok seq "--clear -s 64M" "sleep 0.5; splice-cat" 67108864
@@ -158,7 +160,7 @@ t_safety_pipe_grows() {
   run_status st vmsplice -p seq --clear -s 256M --pipe-size 64K |
     { sleep 0.3; vmsplice-touser --pipe-size 1M -v --verify seq -c > count 2> err ||
       { cat err >&2; fail "vmsplice-touser --pipe-size 1M: verify"; }; }
-  status 0 "$(cat st)" "vmsplice --pipe-size 64K"
+  status_in 0 st "vmsplice --pipe-size 64K"
   counted count 268435456 "vmsplice --pipe-size 64K | vmsplice-touser --pipe-size 1M"
   mentions err "pipe capacity: 1048576 bytes"
   # The same with a reader in between that passes the pages on.
@@ -166,13 +168,13 @@ t_safety_pipe_grows() {
     { sleep 0.3; splice-cat; } |
     { sleep 0.3; vmsplice-touser --pipe-size 1M --verify seq -c > count ||
       fail "vmsplice | splice-cat | vmsplice-touser --pipe-size 1M: verify"; }
-  status 0 "$(cat st)" "vmsplice --pipe-size 64K | splice-cat"
+  status_in 0 st "vmsplice --pipe-size 64K | splice-cat"
   counted count 134217728 "vmsplice --pipe-size 64K | splice-cat | vmsplice-touser --pipe-size 1M"
   # --reuse into a copying reader that grows the pipe: new halves, exact.
   run_status st vmsplice -v -p seq --reuse --clear -s 128M --pipe-size 64K 2> err |
     { sleep 0.3; vmsplice-touser --pipe-size 1M --verify seq -c > count ||
       fail "vmsplice --reuse | vmsplice-touser --pipe-size 1M: verify"; }
-  status 0 "$(cat st)" "vmsplice --reuse --pipe-size 64K"
+  status_in 0 st "vmsplice --reuse --pipe-size 64K"
   counted count 134217728 "vmsplice --reuse --pipe-size 64K | vmsplice-touser --pipe-size 1M"
   mentions err "the pipe grew to 1048576 bytes: new halves"
 }
@@ -241,7 +243,7 @@ refill_edges() {
   [ "$1" = reuse ] && return 0
   # A reader that goes away: with SIGPIPE ignored, the way says so, exit 1.
   reader_leaves vmsplice -p seq --refill "$1" -s 1G
-  status 1 "$(cat st)" "vmsplice --refill $1 into a reader that left"
+  status_in 1 st "vmsplice --refill $1 into a reader that left"
   mentions err "standard output: .*Broken pipe"
 }
 
@@ -254,11 +256,11 @@ t_refill_edges() {
   vmsplice -v -p zero --refill memfd -s 4M 2> err | cat > /dev/null
   mentions err "one buffer filled once"
   run_status st vmsplice --strict --refill write -p seq -s 1M 2> err | cat > out
-  status 2 "$(cat st)" "vmsplice --strict --refill write"
+  status_in 2 st "vmsplice --strict --refill write"
   mentions err "not with --strict"
   [ ! -s out ] || fail "--strict --refill write wrote $(wc -c < out) bytes"
   run_status st vmsplice --refill nosuch 2> err | cat > /dev/null
-  status 2 "$(cat st)" "vmsplice --refill nosuch"
+  status_in 2 st "vmsplice --refill nosuch"
   mentions err "unknown way 'nosuch'"
 }
 
@@ -283,7 +285,7 @@ t_reuse_hazard() {
   # The 2006 rule holds for a reader that copies what it reads.
   run_status st vmsplice -p seq --reuse --clear -s 64M |
     vmsplice-touser --verify seq -c > count || fail "--reuse into a copying reader"
-  status 0 "$(cat st)" "vmsplice --reuse"
+  status_in 0 st "vmsplice --reuse"
   counted count 67108864 "vmsplice --reuse | vmsplice-touser"
   # Informational: what the suite shows is the hazard the default mode avoids.
   hazard "splice-cat" "splice-cat"
@@ -388,12 +390,12 @@ t_vmsplice_stdout_not_pipe() {
 tcase t_strict_not_pipe "--strict with stdout not a pipe: exit 1, says it needs a pipe"
 t_strict_not_pipe() {
   run_status st vmsplice --strict -s 10 > file 2> err
-  status 1 "$(cat st)" "vmsplice --strict > file"
+  status_in 1 st "vmsplice --strict > file"
   mentions err "not a pipe"
   mentions err "strict"
   [ ! -s file ] || fail "--strict wrote to the file"
   run_status st vmsplice-touser --strict -c < file > out 2> err
-  status 1 "$(cat st)" "vmsplice-touser --strict < file"
+  status_in 1 st "vmsplice-touser --strict < file"
   mentions err "standard input: not a pipe"
 }
 
@@ -401,11 +403,11 @@ tcase t_closed_reader "a reader that exits (| head -c 1) ends vmsplice by SIGPIP
 t_closed_reader() {
   run_status st vmsplice -s inf -p seq | head -c 1 > /dev/null
   run_status refst yes | head -c 1 > /dev/null
-  status 141 "$(cat st)" "vmsplice -s inf | head -c 1"
+  status_in 141 st "vmsplice -s inf | head -c 1"
   status "$(cat refst)" "$(cat st)" "status differs from yes's"
   # SIGPIPE ignored: EPIPE, reported against standard output, exit 1.
   reader_leaves vmsplice -s inf -p seq
-  status 1 "$(cat st)" "vmsplice with SIGPIPE ignored"
+  status_in 1 st "vmsplice with SIGPIPE ignored"
   mentions err "vmsplice: standard output: vmsplice: Broken pipe"
 }
 
@@ -417,7 +419,7 @@ t_vmsplice_usage_errors() {
     "--bogus" "-x" "extra"; do
     # shellcheck disable=SC2086
     run_status st vmsplice $bad > out 2> err
-    status 2 "$(cat st)" "vmsplice $bad"
+    status_in 2 st "vmsplice $bad"
     mentions err "Try 'vmsplice --help'"
     [ ! -s out ] || fail "vmsplice $bad wrote to stdout"
   done
@@ -433,7 +435,7 @@ t_vmsplice_usage_errors() {
     "-s -1" "--compare" "--compare f --verify seq" "-q"; do
     # shellcheck disable=SC2086
     run_status st vmsplice-touser $bad < /dev/null > out 2> err
-    status 2 "$(cat st)" "vmsplice-touser $bad"
+    status_in 2 st "vmsplice-touser $bad"
     mentions err "Try 'vmsplice-touser --help'"
   done
 }
@@ -445,13 +447,13 @@ t_verify_mismatch() {
   { head -c 70001 f; printf 'Z'; tail -c +70003 f; } > g
   [ "$(wc -c < g)" -eq 100000 ] || fail "could not make g"
   run_status st sh -c 'cat g | vmsplice-touser --verify seq' 2> err
-  status 1 "$(cat st)" "verify of a changed stream"
+  status_in 1 st "verify of a changed stream"
   mentions err "vmsplice-touser: standard input: byte 70001 is 0x5a, expected 0x11 (pattern seq)"
   run_status st sh -c 'cat f | vmsplice-touser --verify ramp' 2> err
-  status 1 "$(cat st)" "seq checked as ramp"
+  status_in 1 st "seq checked as ramp"
   mentions err "byte 1 is 0x00, expected 0x01"
   run_status st sh -c 'vmsplice -p random:1 | vmsplice-touser --verify random:2' 2> err
-  status 1 "$(cat st)" "another seed"
+  status_in 1 st "another seed"
   mentions err "byte 0 is"
   head -c 4097 f | vmsplice-touser --verify seq || fail "a prefix is right"
 }
@@ -488,7 +490,7 @@ t_touser_nonblock() {
   # vmsplice ignores an O_NONBLOCK stdout: it waits, loses nothing.
   run_status st "$nb" 1:nonblock -- vmsplice -p seq -s 20M |
     { sleep 0.3; vmsplice-touser --verify seq -c > count; }
-  status 0 "$(cat st)" "vmsplice to a non-blocking pipe"
+  status_in 0 st "vmsplice to a non-blocking pipe"
   counted count 20971520 "O_NONBLOCK stdout"
 }
 
@@ -500,7 +502,7 @@ t_peak_rss() {
   fi
   [ -z "${VALGRIND:-}" ] || skip "valgrind measures its own memory"
   run_status st /usr/bin/time -f %M -o rss vmsplice -v -s 4G -p seq 2> err | splice-cat > /dev/null
-  status 0 "$(cat st)" "vmsplice -s 4G -p seq"
+  status_in 0 st "vmsplice -s 4G -p seq"
   cap=$(sed -n 's/.* pipe \([0-9]*\) bytes.*/\1/p' err)
   [ -n "$cap" ] || { cat err >&2; fail "no pipe capacity in -v"; }
   kib=$(tail -n 1 rss)
@@ -512,7 +514,7 @@ t_peak_rss() {
   # The same with --unalign, --clear and random.
   run_status st /usr/bin/time -f %M -o rss vmsplice -u --clear -s 1G -p random |
     splice-cat > /dev/null
-  status 0 "$(cat st)" "vmsplice -u --clear -s 1G -p random"
+  status_in 0 st "vmsplice -u --clear -s 1G -p random"
   kib=$(tail -n 1 rss)
   [ "$kib" -le "$limit" ] || fail "-u --clear: peak RSS $kib KiB > $limit KiB"
 }
@@ -531,7 +533,7 @@ t_touser_nonblocking_stdout() {
   od -A d -t x1z -v < data > ref
   { vmsplice -s 1M -p ramp | run_status st "$nb" 1:nonblock -- vmsplice-touser -d; } |
     { sleep 1; cat; } > out
-  status 0 "$(cat st)" "vmsplice-touser -d to a non-blocking pipe"
+  status_in 0 st "vmsplice-touser -d to a non-blocking pipe"
   same ref out
 }
 
@@ -540,7 +542,7 @@ t_touser_rdwr_fifo() {
   mkfifo ff
   # vmsplice(2) on a writable pipe descriptor would write, not read.
   run_status st timeout 5 vmsplice-touser --strict -c <> ff 2> err
-  status 1 "$(cat st)" "vmsplice-touser --strict <> fifo"
+  status_in 1 st "vmsplice-touser --strict <> fifo"
   mentions err "a pipe open for writing too"
 }
 
@@ -587,7 +589,7 @@ t_text_pattern() {
   same ref out
   for bad in 'text:' 'text:\q' 'text:\x' 'text:\xg' 'text:a\' 'text:\400'; do
     run_status st vmsplice -p "$bad" > out 2> err
-    status 2 "$(cat st)" "vmsplice -p '$bad'"
+    status_in 2 st "vmsplice -p '$bad'"
     mentions err "text"
     [ ! -s out ] || fail "vmsplice -p '$bad' wrote to stdout"
   done
@@ -649,7 +651,7 @@ t_touser_compare() {
   like_cmp empty
   # A FILE that cannot be read: named, exit 1 (cmp: 2; ours are 0 1 2).
   : | run_status st vmsplice-touser --compare missing 2> err
-  status 1 "$(cat st)" "--compare missing"
+  status_in 1 st "--compare missing"
   mentions err "vmsplice-touser: missing: No such file or directory"
 }
 
@@ -664,7 +666,7 @@ t_touser_reader_gone_sigpipe_ignored() {
     'trap "" PIPE; vmsplice -s inf 2> /dev/null | exec vmsplice-touser -d' 2> err; } |
     head -c 1 > /dev/null
   hung "vmsplice -s inf | vmsplice-touser -d | head -c 1"
-  status 1 "$(cat st)" "vmsplice-touser -d with its reader gone"
+  status_in 1 st "vmsplice-touser -d with its reader gone"
   mentions err "vmsplice-touser: standard output"
 }
 
@@ -690,7 +692,7 @@ t_touser_dump_stops_at_mismatch() {
   printf '\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\1\0' > in
   head -c 19 in | od -A d -t x1z -v > ref
   { cat in | run_status st vmsplice-touser --verify zero -d 2> err; } | cat > out
-  status 1 "$(cat st)" "vmsplice-touser --verify zero -d, a wrong byte"
+  status_in 1 st "vmsplice-touser --verify zero -d, a wrong byte"
   mentions err "18"
   same ref out
 }
@@ -711,19 +713,19 @@ tcase t_vmsplice_closed_std_fds "vmsplice with 0, 1, 2 closed: stdout needed (ex
 t_vmsplice_closed_std_fds() {
   for r in "<&-" "2>&-" "<&- 2>&-"; do
     closed_run "$r" "vmsplice -p seq -s 3M"
-    status 0 "$(cat st)" "vmsplice $r"
+    status_in 0 st "vmsplice $r"
     vmsplice-touser --verify seq -c < out > n 2> /dev/null || [ -n "${STRICT:-}" ] ||
       fail "vmsplice $r: wrong bytes"
     [ "$(wc -c < out)" -eq 3145728 ] || fail "vmsplice $r: $(wc -c < out) bytes"
   done
   closed_run ">&-" "vmsplice -s 3M"
-  status 1 "$(cat st)" "vmsplice >&-"
+  status_in 1 st "vmsplice >&-"
   mentions err "standard output"
   closed_run "<&- >&- 2>&-" "vmsplice -s 3M"
-  status 1 "$(cat st)" "vmsplice, 0 1 2 closed"
+  status_in 1 st "vmsplice, 0 1 2 closed"
   need_fd_trace
   fd_trace "<&- 2>&-" "vmsplice -p seq -s 3M"
-  status 0 "$(cat st)" "vmsplice <&- 2>&- (strace)"
+  status_in 0 st "vmsplice <&- 2>&- (strace)"
   not_on_0_2 "vmsplice <&- 2>&-"
 }
 
@@ -731,22 +733,22 @@ tcase t_touser_closed_std_fds "vmsplice-touser with 0, 1, 2 closed: needed ones 
 t_touser_closed_std_fds() {
   seq_ref in 3145728
   closed_run "<&-" "vmsplice-touser --verify seq -c"
-  status 1 "$(cat st)" "vmsplice-touser <&-"
+  status_in 1 st "vmsplice-touser <&-"
   mentions err "standard input"
   closed_run ">&-" "vmsplice-touser --verify seq -c"
-  status 1 "$(cat st)" "vmsplice-touser -c >&-"
+  status_in 1 st "vmsplice-touser -c >&-"
   mentions err "standard output"
   # --verify alone writes nothing on success: stdout not needed.
   closed_run ">&-" "vmsplice-touser --verify seq"
-  status 0 "$(cat st)" "vmsplice-touser --verify seq >&-"
+  status_in 0 st "vmsplice-touser --verify seq >&-"
   closed_run "2>&-" "vmsplice-touser --verify seq -c"
-  status 0 "$(cat st)" "vmsplice-touser 2>&-"
+  status_in 0 st "vmsplice-touser 2>&-"
   count_is out 3145728
   closed_run "<&- >&- 2>&-" "vmsplice-touser -c"
-  status 1 "$(cat st)" "vmsplice-touser -c, 0 1 2 closed"
+  status_in 1 st "vmsplice-touser -c, 0 1 2 closed"
   need_fd_trace
   fd_trace ">&- 2>&-" "vmsplice-touser --verify seq"
-  status 0 "$(cat st)" "vmsplice-touser --verify seq >&- 2>&- (strace)"
+  status_in 0 st "vmsplice-touser --verify seq >&- 2>&- (strace)"
   not_on_0_2 "vmsplice-touser --verify seq >&- 2>&-"
 }
 
@@ -766,7 +768,7 @@ t_touser_pipe_resized_mid_stream() {
     { cat p1; sleep 0.5; splice-cat --pipe-size "$size" p2; } |
       { run_status st timeout 30 vmsplice-touser --verify seq -c > n 2> err; }
     cat err >&2
-    status 0 "$(cat st)" "vmsplice-touser, writer resizes to $size"
+    status_in 0 st "vmsplice-touser, writer resizes to $size"
     count_is n 16777216
   done
 }
@@ -800,7 +802,7 @@ t_vmsplice_mmap_enomem() {
         --verify seq -c 2> err; } | cat > out
     fi
     hung "$tool with mmap ENOMEM"
-    status 1 "$(cat st)" "$tool with mmap ENOMEM"
+    status_in 1 st "$tool with mmap ENOMEM"
     mentions err "Cannot allocate memory"
   done
 }
@@ -827,17 +829,17 @@ t_vmsplice_results_unwritable() {
     # shellcheck disable=SC2086
     { vmsplice -p seq -s 1M | run_status st timeout 10 vmsplice-touser $opts > /dev/full 2> err; }
     hung "vmsplice-touser $opts > /dev/full"
-    status 1 "$(cat st)" "vmsplice-touser $opts > /dev/full"
+    status_in 1 st "vmsplice-touser $opts > /dev/full"
     mentions err "No space left on device"
     # shellcheck disable=SC2086
     { vmsplice -p seq -s 1M | run_status st timeout 10 vmsplice-touser $opts >&- 2> err; }
     hung "vmsplice-touser $opts >&-"
-    status 1 "$(cat st)" "vmsplice-touser $opts >&-"
+    status_in 1 st "vmsplice-touser $opts >&-"
     mentions err "standard output"
   done
   run_status st timeout 10 vmsplice -s 1M > /dev/full 2> err
   hung "vmsplice > /dev/full"
-  status 1 "$(cat st)" "vmsplice > /dev/full"
+  status_in 1 st "vmsplice > /dev/full"
   [ -n "${STRICT:-}" ] || mentions err "No space left on device"
 }
 
@@ -847,7 +849,7 @@ t_vmsplice_eintr_eagain() {
   for err in EINTR EAGAIN; do
     run_status st inject "vmsplice:$err:3" vmsplice -p seq -s 8M |
       vmsplice-touser --verify seq -c > n || fail "verify after $err in vmsplice"
-    status 0 "$(cat st)" "vmsplice with $err"
+    status_in 0 st "vmsplice with $err"
     seq_count n
     vmsplice -p seq -s 8M | inject "vmsplice:$err:3" vmsplice-touser --chunk 64K --verify seq -c > n ||
       fail "vmsplice-touser with $err"
@@ -861,7 +863,7 @@ t_vmsplice_refused() {
   for err in ENOSYS EINVAL; do
     for when in 1 3; do
       run_status st inject "vmsplice:$err:$when" vmsplice -p seq -s 8M 2> err | cat > out
-      status 1 "$(cat st)" "vmsplice with $err in call $when"
+      status_in 1 st "vmsplice with $err in call $when"
       mentions err "vmsplice: standard output: vmsplice: "
       [ "$(wc -c < out)" -lt 8388608 ] || fail "every byte arrived, yet vmsplice failed"
     done
@@ -873,7 +875,7 @@ t_touser_refused() {
   need strace
   vmsplice -p seq -s 8M |
     run_status st inject vmsplice:ENOSYS:3 vmsplice-touser --chunk 64K --verify seq -c > n 2> err
-  status 1 "$(cat st)" "vmsplice-touser with ENOSYS"
+  status_in 1 st "vmsplice-touser with ENOSYS"
   mentions err "vmsplice-touser: standard input: Function not implemented"
 }
 
