@@ -209,7 +209,7 @@ b_m_sizes() {
 tcase b_pipe_size "--pipe-size past pipe-max-size or below the default: the ring counted by what pipes get (-v), no memfd, exact, --strict too"
 b_pipe_size() {
   max=$(cat /proc/sys/fs/pipe-max-size)
-  page=$(getconf PAGESIZE)
+  page=$("$(helper splice-probe)" page-size) || fail "splice-probe page-size"
   # Asked past pipe-max-size, a pipe gets pipe-max-size: 8 of them hold
   # 8 of it; a byte more takes a 9th pipe of a page; the note is said once.
   seq_ref ref $((9 * max + 2))

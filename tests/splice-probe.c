@@ -74,6 +74,8 @@ static const struct scenario {
 	{ "pipe-set-size-as", 2, -1, "WHO N...", "the same as user:NAME or without "
 	  "CAP_SYS_RESOURCE and CAP_SYS_ADMIN (nocap)", .run = pipe_set_size_as },
 	{ "pipe-shrink-busy", 0, 0, "", "shrink below what is queued", .run = pipe_shrink_busy },
+	{ "page-size", 0, 0, "", "the page size the kernel gave (getconf PAGESIZE where a "
+	  "small system has no getconf)", .run = page_bytes },
 	{ "fcntl30", 0, 0, "", "fcntl30: get, set to pipe-max-size, get", .run = fcntl30 },
 	{ "fcntl35", 1, 1, "USER", "fcntl35: new pipes under a one-page pipe-max-size (root)",
 	  .run = fcntl35 },

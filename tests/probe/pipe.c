@@ -93,6 +93,17 @@ pipe_shrink_busy(char *argv[])
 }
 
 /*
+ * page-size: the page size, from the auxiliary vector the kernel gave
+ * (AT_PAGESZ): what a pipe's slot holds.
+ */
+void
+page_bytes(char *argv[])
+{
+	(void)argv;
+	printf("%ld\n", sysconf(_SC_PAGESIZE));
+}
+
+/*
  * fcntl30: F_GETPIPE_SZ of a fresh pipe, F_SETPIPE_SZ to pipe-max-size,
  * F_GETPIPE_SZ again: "ANSWER ANSWER ANSWER".
  */
