@@ -250,11 +250,15 @@ cross_run(void *arg)
 }
 
 /*
- * pipe-cross splice|tee: 4096 bytes (each value 16 times) in pipe 1; one
- * thread moves pipe 1 -> pipe 2, another pipe 2 -> pipe 1, for a second.
- * splice: then both pipes hold the 4096 bytes between them, each value 16
- * times ("ok 4096 exact"); tee copies, so only no hang and no error count
- * ("ok N" of what the pipes hold).  Errors other than EAGAIN: "errors N".
+ * pipe-cross splice|tee: 8 pages in each pipe (bytes 0-255 in turn, each
+ * value 256 times in all); one thread moves pipe 1 -> pipe 2, another
+ * pipe 2 -> pipe 1, for a second.  Data on both sides: both threads get
+ * past the checks of an empty input and a full output, and lock the two
+ * pipes at the same moment, the one moment a lock order matters (with one
+ * page in all, only the thread holding it ever locked both).  splice: then
+ * the pipes hold the 65536 bytes between them, each value 256 times ("ok
+ * 65536 exact"); tee copies, so only no hang and no error count ("ok N" of
+ * what the pipes hold).  Errors other than EAGAIN: "errors N".
  */
 void
 pipe_cross(char *argv[])
@@ -276,7 +280,10 @@ pipe_cross(char *argv[])
 	make_pipe(p2);
 	for (size_t i = 0; i < sizeof(buf); i++)
 		buf[i] = (unsigned char)i;
-	write_or_die(p1[1], buf, sizeof(buf));
+	for (int i = 0; i < 8; i++) {
+		write_or_die(p1[1], buf, sizeof(buf));
+		write_or_die(p2[1], buf, sizeof(buf));
+	}
 	a = (struct cross){ .from = p1[0], .to = p2[1], .by_tee = by_tee, .stop = &stop };
 	b = (struct cross){ .from = p2[0], .to = p1[1], .by_tee = by_tee, .stop = &stop };
 	if (pthread_create(&ta, NULL, cross_run, &a) != 0 ||
@@ -300,10 +307,10 @@ pipe_cross(char *argv[])
 		total += n;
 	}
 	for (int v = 0; v < 256; v++)
-		exact = exact && count[v] == 16;
+		exact = exact && count[v] == 256;
 	printf("ok %d", total);
 	if (!by_tee)
-		printf(" %s", total == 4096 && exact ? "exact" : "changed");
+		printf(" %s", total == 65536 && exact ? "exact" : "changed");
 	if (a.errors + b.errors > 0)
 		printf(" errors %ld", a.errors + b.errors);
 	putchar('\n');
