@@ -129,6 +129,9 @@ t_selftest_operands() {
   run_status st "$selftest" --kernel= kernel > out 2> err
   status_in 2 st "splice-selftest --kernel= kernel"
   mentions err "^splice-selftest: --kernel needs an image"
+  run_status st "$selftest" --busybox kernel > out 2> err
+  status_in 2 st "splice-selftest --busybox kernel"
+  mentions err "^splice-selftest: --busybox needs --kernel IMAGE"
   run_status st "$selftest" --kernel "" kernel > out 2> err
   status_in 2 st "splice-selftest --kernel '' kernel"
   mentions err "^splice-selftest: --kernel needs an image"

@@ -9,7 +9,8 @@
 # the kernel, TCG otherwise.  `splice-selftest --kernel KERNEL` runs it.
 #
 #   tests/vm.sh [--bindir DIR] [--helpers DIR] [--accel kvm|tcg] [--cpus N]
-#               [--memory MIB] [--timeout SECS] KERNEL [run.sh option or operand]...
+#               [--memory MIB] [--timeout SECS] [--busybox] KERNEL
+#               [run.sh option or operand]...
 #
 # --bindir, --helpers  as tests/run.sh's: the tools and helpers to test
 # --accel    kvm or tcg; by default KVM where /dev/kvm can run the kernel
@@ -19,6 +20,9 @@
 #            sooner with one each)
 # --memory   the guest's memory (default 1024 MiB)
 # --timeout  give up on a guest still running after SECS (default 1200)
+# --busybox  a small system's guest: busybox's sh, timeout(1) and every
+#            other command it has (busybox --list); from this machine only
+#            what busybox lacks (strace, pv, socat, ...)
 # --as NAME  the name its messages give (splice-selftest passes its own)
 #
 # Exit status: 0 every case passed or was skipped, 1 a case failed or the
@@ -34,6 +38,7 @@ CPUS=
 MEMORY_MIB=1024
 TIMEOUT_SECS=1200
 PROG=vm.sh
+BUSYBOX=
 
 # The modules the guest needs where a kernel builds them as modules: loop,
 # for an ext4 /tmp (as this machine's, where a swap file and chattr +i
@@ -49,7 +54,7 @@ COMMANDS="sh cat chmod cmp cp cut date dd dirname basename du env expr false fin
 
 usage() {
   echo "usage: $PROG [--bindir DIR] [--helpers DIR] [--accel kvm|tcg] [--cpus N]"
-  echo "       [--memory MIB] [--timeout SECS] KERNEL [run.sh option or operand]..."
+  echo "       [--memory MIB] [--timeout SECS] [--busybox] KERNEL [run.sh option or operand]..."
   echo "KERNEL: a bzImage, or a Debian linux-image .deb"
 }
 
@@ -67,6 +72,7 @@ while [ $# -gt 0 ]; do
   --memory) MEMORY_MIB=${2:?--memory needs MiB}; shift 2 ;;
   --timeout) TIMEOUT_SECS=${2:?--timeout needs seconds}; shift 2 ;;
   --as) PROG=${2:?}; shift 2 ;;
+  --busybox) BUSYBOX=1; shift ;;
   -h|--help) usage; exit 0 ;;
   -*) usage >&2; exit 2 ;;
   *) break ;;
@@ -129,6 +135,11 @@ is_bzimage "$VMLINUZ" || die "$KERNEL: not a bzImage (nor a .deb holding one)"
 command -v qemu-system-x86_64 > /dev/null ||
   die "qemu-system-x86_64 is not installed (Debian: apt-get install qemu-system-x86)"
 command -v cpio > /dev/null || die "cpio is not installed (Debian: apt-get install cpio)"
+if [ -n "$BUSYBOX" ]; then
+  BUSYBOX=$(command -v busybox) ||
+    die "--busybox: busybox is not installed (Debian: apt-get install busybox-static)"
+  APPLETS=" $(busybox --list | tr '\n' ' ') "
+fi
 exit_code=1
 
 # ---- the initramfs -----------------------------------------------------------------------
@@ -175,8 +186,11 @@ GUEST=/opt/splice-tools
 mkdir -p "$ROOT$GUEST/bin" "$ROOT$GUEST/helpers" "$ROOT$GUEST/tests"
 programs=
 for cmd in $COMMANDS; do
+  # With --busybox, busybox's own where it has one.
+  case ${BUSYBOX:+$APPLETS} in *" $cmd "*) continue ;; esac
   path=$(program_path "$cmd") && programs="$programs $path"
 done
+[ -z "$BUSYBOX" ] || programs="$programs $BUSYBOX"
 for tool in $TOOLS; do
   cp -L "$BINDIR/$tool" "$ROOT$GUEST/bin/" || die "copying $BINDIR/$tool"
   programs="$programs $BINDIR/$tool"
@@ -197,6 +211,14 @@ files=$({
 } | sed -e 's|^//*|/|' $through_links | sort -u)
 # shellcheck disable=SC2086 # one word per file
 cp -L --parents $files "$ROOT/" || die "copying the guest's programs"
+# busybox's applets as links in /bin, beside what busybox lacks.
+if [ -n "$BUSYBOX" ]; then
+  set -f
+  for applet in $APPLETS; do
+    [ -e "$ROOT/bin/$applet" ] || ln -s "$BUSYBOX" "$ROOT/bin/$applet"
+  done
+  set +f
+fi
 
 mkdir -p "$ROOT/etc" "$ROOT/proc" "$ROOT/sys" "$ROOT/dev" "$ROOT/tmp" "$ROOT/root" \
   "$ROOT/modules"
@@ -346,6 +368,6 @@ if [ -z "$status" ]; then
 fi
 summary=$(sed -n '/^splice-vm: init/,/^splice-vm: kernel log$/p' "$WORK/console.txt" |
   grep -E '^[0-9]+ passed, [0-9]+ failed' | tail -n 1)
-echo "# $PROG: Linux $guest; QEMU, $accel, $cpus CPU(s), $secs s"
+echo "# $PROG: Linux $guest; QEMU, $accel, $cpus CPU(s)${BUSYBOX:+, busybox}, $secs s"
 echo "${summary:-no summary from the harness}"
 [ "$status" -eq 0 ] && [ -n "$summary" ]
