@@ -805,7 +805,7 @@ k_pipe_self() {
 # The two pipe-loop cases run alone, last: on a kernel that deadlocks here,
 # what sleeps for ever holds only these pipes, nothing runs beside it, and
 # the harness reports it stuck (with its stacks) 10 s after its timeout.
-tcase --alone k_pipe_cross "two threads splicing pipe 1 -> 2 and 2 -> 1 for a second (then tee(2) so): no hang, no byte lost or doubled"
+tcase --alone k_pipe_cross "four threads each way splicing pipe 1 -> 2 and 2 -> 1 for a second (then tee(2) so): no hang, no byte lost or doubled"
 k_pipe_cross() {
   expect "ok 65536 exact" pipe-cross splice
   got=$(probe pipe-cross tee)

@@ -409,12 +409,29 @@ waits_of() {
     # shellcheck disable=SC2086 # fields: state ppid pgrp ...
     set -- ${_s##*) }
     [ "${3:-}" = "$_wpg" ] || continue
-    _call=
-    { read -r _call _ < "$_d/syscall"; } 2> /dev/null || _call='?'
-    echo "$_word pid ${_d#/proc/} state $1 in $(cat "$_d/wchan" 2> /dev/null || echo '?')," \
-      "system call $_call: $(tr '\0' ' ' < "$_d/cmdline" 2> /dev/null)"
-    sed "s/^/$_word   /" "$_d/stack" 2> /dev/null || :
+    _pid=${_d#/proc/}
+    wait_of "$_d" "$_word pid $_pid" "$1" ": $(tr '\0' ' ' < "$_d/cmdline" 2> /dev/null)"
+    # Its other threads: the main one may wait in a join for a thread
+    # asleep in the kernel (two pipes locked in the wrong order).
+    for _t in "$_d"/task/[0-9]*; do
+      [ "${_t##*/}" != "$_pid" ] || continue
+      _s=
+      { read -r _s < "$_t/stat"; } 2> /dev/null || continue
+      # shellcheck disable=SC2086 # fields: state ...
+      set -- ${_s##*) }
+      wait_of "$_t" "$_word   thread ${_t##*/} of $_pid" "$1" ""
+    done
   done
+}
+
+# wait_of DIR WHO STATE TAIL: "WHO state STATE in WCHAN, system call
+# N" and TAIL, then the kernel stack, of the task DIR (/proc/PID or a
+# thread's /proc/PID/task/TID).
+wait_of() {
+  _call=
+  { read -r _call _ < "$1/syscall"; } 2> /dev/null || _call='?'
+  echo "$2 state $3 in $(cat "$1/wchan" 2> /dev/null || echo '?'), system call $_call$4"
+  sed "s/^/$_word   /" "$1/stack" 2> /dev/null || :
 }
 
 # timed_out N SECS: case N has run SECS: what each of its processes waits

@@ -117,7 +117,7 @@ static const struct scenario {
 	{ "splice-head", 3, 3, "FILE LEN OUT", "short_splice_read.sh: one splice of LEN",
 	  .run = splice_head },
 	{ "pipe-self", 0, 0, "", "a pipe spliced and teed into itself", .run = pipe_self },
-	{ "pipe-cross", 1, 1, "splice|tee", "two threads, pipe 1 -> 2 and 2 -> 1, a second",
+	{ "pipe-cross", 1, 1, "splice|tee", "four threads each way, pipe 1 -> 2 and 2 -> 1, a second",
 	  .run = pipe_cross },
 	{ "pipe-cross-block", 0, 0, "", "two full pipes spliced into each other, then SIGALRM",
 	  .run = pipe_cross_block },

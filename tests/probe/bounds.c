@@ -226,6 +226,8 @@ pipe_self(char *argv[])
 
 /* ---- two pipes that feed each other ------------------------------------------ */
 
+#define CROSS_THREADS 4
+
 struct cross {
 	int from, to;
 	bool by_tee;
@@ -251,11 +253,13 @@ cross_run(void *arg)
 
 /*
  * pipe-cross splice|tee: 8 pages in each pipe (bytes 0-255 in turn, each
- * value 256 times in all); one thread moves pipe 1 -> pipe 2, another
- * pipe 2 -> pipe 1, for a second.  Data on both sides: both threads get
+ * value 256 times in all); CROSS_THREADS threads move pipe 1 -> pipe 2, as
+ * many pipe 2 -> pipe 1, for a second.  Data on both sides: the threads get
  * past the checks of an empty input and a full output, and lock the two
  * pipes at the same moment, the one moment a lock order matters (with one
- * page in all, only the thread holding it ever locked both).  splice: then
+ * page in all, only the thread holding it ever locked both).  More threads
+ * than CPUs: one is also rescheduled between its two locks (mutex_lock's
+ * might_sleep), and one of the other way runs then, even on one CPU.  splice: then
  * the pipes hold the 65536 bytes between them, each value 256 times ("ok
  * 65536 exact"); tee copies, so only no hang and no error count ("ok N" of
  * what the pipes hold).  Errors other than EAGAIN: "errors N".
@@ -268,8 +272,9 @@ pipe_cross(char *argv[])
 	unsigned char buf[4096];
 	unsigned int count[256] = { 0 };
 	atomic_bool stop = false;
-	struct cross a, b;
-	pthread_t ta, tb;
+	struct cross cross[2 * CROSS_THREADS];
+	pthread_t thread[2 * CROSS_THREADS];
+	long errors = 0;
 	struct timespec second = { .tv_sec = 1 };
 	int total = 0;
 	bool exact = true;
@@ -284,15 +289,19 @@ pipe_cross(char *argv[])
 		write_or_die(p1[1], buf, sizeof(buf));
 		write_or_die(p2[1], buf, sizeof(buf));
 	}
-	a = (struct cross){ .from = p1[0], .to = p2[1], .by_tee = by_tee, .stop = &stop };
-	b = (struct cross){ .from = p2[0], .to = p1[1], .by_tee = by_tee, .stop = &stop };
-	if (pthread_create(&ta, NULL, cross_run, &a) != 0 ||
-	    pthread_create(&tb, NULL, cross_run, &b) != 0)
-		die("pthread_create");
+	for (int i = 0; i < 2 * CROSS_THREADS; i++) {
+		/* Even: pipe 1 -> pipe 2; odd: pipe 2 -> pipe 1. */
+		cross[i] = (struct cross){ .from = i % 2 ? p2[0] : p1[0],
+			.to = i % 2 ? p1[1] : p2[1], .by_tee = by_tee, .stop = &stop };
+		if (pthread_create(&thread[i], NULL, cross_run, &cross[i]) != 0)
+			die("pthread_create");
+	}
 	nanosleep(&second, NULL);
 	atomic_store(&stop, true);
-	pthread_join(ta, NULL);
-	pthread_join(tb, NULL);
+	for (int i = 0; i < 2 * CROSS_THREADS; i++) {
+		pthread_join(thread[i], NULL);
+		errors += cross[i].errors;
+	}
 	for (int *rd = (int[]){ p1[0], p2[0] }, i = 0; i < 2; i++) {
 		int n = queued(rd[i]);
 
@@ -311,8 +320,8 @@ pipe_cross(char *argv[])
 	printf("ok %d", total);
 	if (!by_tee)
 		printf(" %s", total == 65536 && exact ? "exact" : "changed");
-	if (a.errors + b.errors > 0)
-		printf(" errors %ld", a.errors + b.errors);
+	if (errors > 0)
+		printf(" errors %ld", errors);
 	putchar('\n');
 }
 
