@@ -9,7 +9,7 @@
 # what it reverts, the case meant to catch it, the cases that failed.
 #
 #   tests/mutants/run.sh [--version V] [--work DIR] [--bindir DIR]
-#                        [--guests N] [--cpus N] [MUTANT...]
+#                        [--guests N] [--cpus N] [--busybox] [MUTANT...]
 #
 # --version  the linux-source-V package (default 6.1; 6.12 on trixie)
 # --work     where the tree, ccache and the kernels live between runs
@@ -19,6 +19,8 @@
 # --guests   guests run at once (default 2)
 # --cpus     each guest's CPUs (default 2: two threads that race, such as
 #            k_pipe_cross's, race in the kernel only on two CPUs)
+# --busybox  guests of busybox's sh, timeout(1) and other commands, as a
+#            kernel tester's (tests/vm.sh --busybox)
 # MUTANT     only these (01-dirtypipe or 01 ...)
 #
 # Opt-in: not part of the harness or CI.  Needs root for apt-get where
@@ -35,6 +37,7 @@ BINDIR=$TOP/build
 GUESTS=2
 CPUS=2
 PICK=
+BUSYBOX=
 
 die() {
   echo "mutants: $*" >&2
@@ -48,7 +51,8 @@ while [ $# -gt 0 ]; do
   --bindir) BINDIR=${2:?--bindir needs a directory}; shift 2 ;;
   --guests) GUESTS=${2:?--guests needs a number}; shift 2 ;;
   --cpus) CPUS=${2:?--cpus needs a number}; shift 2 ;;
-  -h|--help) sed -n '2,27s/^# \{0,1\}//p' "$0"; exit 0 ;;
+  --busybox) BUSYBOX=--busybox; shift ;;
+  -h|--help) sed -n '2,29s/^# \{0,1\}//p' "$0"; exit 0 ;;
   -*) die "unknown option: $1" ;;
   *) PICK="$PICK $1"; shift ;;
   esac
@@ -109,15 +113,18 @@ build() {
 
 # smoke IMAGE LOG: the kernel area, --strict, on IMAGE under QEMU, its TAP in LOG.
 smoke() {
+  # shellcheck disable=SC2086 # no --busybox is no word
   sh "$TOP/tests/vm.sh" --bindir "$BINDIR" --helpers "$BINDIR/tests" --timeout 900 \
-    --cpus "$CPUS" "$1" --strict kernel > "$2" 2>&1
+    --cpus "$CPUS" $BUSYBOX "$1" --strict kernel > "$2" 2>&1
 }
 
 # failed LOG: the names of the cases LOG's TAP failed, by their numbers in
-# the kernel area's plan; "did not finish" when the plan was not done.
+# the kernel area's plan, "(timed out)" or "(stuck)" after one that was;
+# "did not finish" when the plan was not done.
 failed() {
-  _names=$(sed -n 's/^not ok \([0-9]*\) .*/\1/p' "$1" | while read -r _n; do
-    awk -v n="$_n" '$1 == n { print $4 }' "$WORK/plan"
+  _names=$(sed -n 's/^not ok \([0-9]*\) .*(\(timed out\|stuck\).*/\1 \2/p; t; s/^not ok \([0-9]*\) .*/\1/p' \
+    "$1" | while read -r _n _how; do
+    awk -v n="$_n" -v how="${_how:+ ($_how)}" '$1 == n { print $4 how }' "$WORK/plan"
   done | tr '\n' ' ')
   grep -q '^[0-9]* passed, [0-9]* failed' "$1" || _names="${_names}(did not finish)"
   echo "${_names% }"
@@ -188,7 +195,7 @@ caught=0 total=0 as_meant=0
   echo "Mutation run of $(date -u '+%Y-%m-%d %H:%M UTC'): linux-source-$VERSION" \
     "($(sed -n 's/^VERSION = //p;s/^PATCHLEVEL = //p;s/^SUBLEVEL = //p' "$TREE/Makefile" |
       tr '\n' '.' | sed 's/\.$//')), the unmodified kernel" \
-    "$(grep -m 1 '^[0-9]* passed' "$WORK/base.log"), \`--strict kernel\` in each guest ($CPUS CPUs)."
+    "$(grep -m 1 '^[0-9]* passed' "$WORK/base.log"), \`--strict kernel\` in each guest ($CPUS CPUs${BUSYBOX:+, busybox})."
   echo
   echo "| mutant | reverts | meant to be caught by | failed |"
   echo "|---|---|---|---|"
@@ -205,7 +212,7 @@ caught=0 total=0 as_meant=0
         caught=$((caught + 1))
         # As meant: the first case the patch names is among those that failed.
         first=${meant%%[ ,]*}
-        case " $got " in *" $first "*) as_meant=$((as_meant + 1)) ;; esac
+        case " $got " in *" $first "* | *" $first ("*) as_meant=$((as_meant + 1)) ;; esac
       else
         got="survived"
       fi
