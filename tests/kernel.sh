@@ -262,7 +262,7 @@ k_splice05() {
 
 tcase k_splice06_read "splice06: splice from /proc/sys files, same bytes as read(2) (>= 5.11)"
 k_splice06_read() {
-  kernel_at_least 5 11 || skip "splice from /proc/sys needs Linux 5.11, this is $(uname -r)"
+  kernel_at_least 5 11 || skip "splice from /proc/sys needs Linux 5.11"
   for f in /proc/sys/fs/pipe-max-size /proc/sys/kernel/domainname /proc/sys/kernel/ostype; do
     cat "$f" > ref
     run_status st splice-cat --verbose "$f" 2> err | cat > out
@@ -274,7 +274,7 @@ k_splice06_read() {
 
 tcase --alone k_splice06_write "splice06: splice new values into /proc/sys files, read them back (>= 5.11)"
 k_splice06_write() {
-  kernel_at_least 5 11 || skip "splice to /proc/sys needs Linux 5.11, this is $(uname -r)"
+  kernel_at_least 5 11 || skip "splice to /proc/sys needs Linux 5.11"
   [ -w /proc/sys/fs/pipe-max-size ] || skip "/proc/sys/fs/pipe-max-size is not writable here"
   # Twice the limit, then back: a higher limit never stops another process
   # (a lower one would, for as long as it lasted).
@@ -316,7 +316,7 @@ k_splice08() {
     got=$(probe dev-source "$dev")
     if [ "$got" = "ok 0 EINVAL EINVAL EINVAL EINVAL EINVAL EINVAL EINVAL EINVAL" ] &&
       ! kernel_at_least 6 7; then
-      skip "splice from $dev needs Linux 6.7, this is $(uname -r)"
+      skip "splice from $dev needs Linux 6.7"
     fi
     want="ok 0"
     for i in 1 2 3 4 5 6 7 8; do
@@ -337,7 +337,7 @@ k_splice09() {
   expect "ok 1024" dev-sink /dev/null in
   got=$(probe dev-sink /dev/zero in)
   if [ "$got" = EINVAL ] && ! kernel_at_least 6 7; then
-    skip "splice to /dev/zero needs Linux 6.7, this is $(uname -r)"
+    skip "splice to /dev/zero needs Linux 6.7"
   fi
   [ "$got" = "ok 1024" ] || fail "splice to /dev/zero: the kernel said '$got'"
   for dev in /dev/null /dev/zero; do
@@ -663,7 +663,7 @@ k_copy_file_range01_xdev() {
 
 tcase k_copy_file_range02 "copy_file_range02: its 14 refusals (EBADF, EISDIR, ETXTBSY, ...)"
 k_copy_file_range02() {
-  kernel_at_least 5 3 || skip "copy_file_range's checks need Linux 5.3, this is $(uname -r)"
+  kernel_at_least 5 3 || skip "copy_file_range's checks need Linux 5.3"
   for variant in libc syscall; do
     probe cfr02 "$variant" > answers
     n=0
@@ -756,7 +756,7 @@ k_vmsplice_efault() {
 
 tcase k_short_splice_read "kselftests short_splice_read.sh: 2 bytes from /proc/sys and sysfs files are their first 2; 4096 what cat gives"
 k_short_splice_read() {
-  kernel_at_least 5 10 || skip "/proc/sys splices since 5.10 (this is $(uname -r))"
+  kernel_at_least 5 10 || skip "/proc/sys splices since 5.10"
   tried=0
   for f in /proc/sys/kernel/ostype /proc/sys/vm/overcommit_memory /sys/devices/system/cpu/online \
     /sys/kernel/mm/transparent_hugepage/enabled; do
@@ -774,7 +774,7 @@ k_short_splice_read() {
 
 tcase k_proc_refuse "kselftests splice/: /proc/PID/limits and /proc/PID/comm refuse splice(2), EINVAL (since 5.10)"
 k_proc_refuse() {
-  kernel_at_least 5 10 || skip "these refuse since 5.10 (this is $(uname -r))"
+  kernel_at_least 5 10 || skip "these refuse since 5.10"
   expect EINVAL splice-head /proc/self/limits 4096 out
   expect EINVAL splice-head /proc/self/comm 4096 out
 }
