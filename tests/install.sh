@@ -251,6 +251,77 @@ EOF
   [ ! -e late ] || fail "the case's shell went on after its timeout"
 }
 
+tcase --long t_harness_ktap \
+  "--ktap: KTAP version 1 a strict checker takes; an area a subtest, a case named by its id alone, the same whether it passes, fails, skips or times out"
+t_harness_ktap() {
+  mkdir h
+  cp "$TESTS/run.sh" "$TESTS/lib.sh" h/
+  # Two areas; t_flip fails where FLIP is set, passes elsewhere.
+  cat > h/one.sh << EOF
+. "\$TESTS/lib.sh"
+tcase t_pass "passes"
+t_pass() { echo "NOTE: a note"; }
+tcase t_flip "fails once told to"
+t_flip() { [ -z "\${FLIP:-}" ] || fail "told to"; }
+tcase t_skip "skips"
+t_skip() { skip "not here"; }
+tcase t_hang "waits in a pipe's read"
+t_hang() { sleep 300 | cat; }
+run_area "\$@"
+EOF
+  cat > h/two.sh << EOF
+. "\$TESTS/lib.sh"
+tcase --alone t_alone "passes alone"
+t_alone() { :; }
+tcase t_shared "passes"
+t_shared() { :; }
+run_area "\$@"
+EOF
+  # Both at once: each mostly waits out a timeout.
+  run_status st.pass sh h/run.sh --bindir "$BINDIR" --ktap --timeout 1 --grace 1 -j 2 \
+    one two > out.pass 2> err.pass &
+  run_status st.fail env FLIP=1 sh h/run.sh --bindir "$BINDIR" --ktap --timeout 1 --grace 1 -j 2 \
+    one two > out.fail 2> err.fail &
+  wait
+  for run in pass fail; do
+    status_in 1 "st.$run" "run.sh --ktap, a case timed out ($run)"
+    [ ! -s "err.$run" ] || { cat "err.$run" >&2; fail "--ktap said something on stderr"; }
+    awk -f "$TESTS/ktap-check.awk" "out.$run" > "names.$run" 2> "why.$run" ||
+      { cat "out.$run" "why.$run" >&2; fail "--ktap ($run): not KTAP the checker takes"; }
+    [ "$(head -n 2 "out.$run" | tr '\n' ' ')" = "KTAP version 1 1..2 " ] ||
+      fail "--ktap ($run): not the version line and the plan of areas first"
+    mentions "out.$run" "^    # Subtest: one$"
+    mentions "out.$run" "^    1\\.\\.4$"
+    mentions "out.$run" "^    # passes ([0-9]* s)$"
+    mentions "out.$run" "^    # a note$"
+    mentions "out.$run" "^    ok 1 t_pass$"
+    mentions "out.$run" "^    ok 3 t_skip # SKIP not here$"
+    mentions "out.$run" "^    not ok 4 t_hang # TIMEOUT 1 seconds$"
+    mentions "out.$run" "^not ok 1 one$"
+    # An area's alone case after its shared one, in its own numbering.
+    mentions "out.$run" "^    ok 1 t_shared$"
+    mentions "out.$run" "^    ok 2 t_alone$"
+    mentions "out.$run" "^ok 2 two$"
+    mentions "out.$run" "^# Totals: pass:[0-9]* fail:[12] xfail:0 xpass:0 skip:1 error:0$"
+    sed 's/^[a-z ]* //' "names.$run" | sed '$d' > "ids.$run"
+  done
+  mentions out.pass "^    ok 2 t_flip$"
+  mentions out.fail "^    not ok 2 t_flip$"
+  # The names the fleet keys on: the same whatever the outcome.
+  same ids.pass ids.fail
+  printf '%s\n' one/t_pass one/t_flip one/t_skip one/t_hang two/t_shared two/t_alone > want
+  same want ids.pass
+  # The checker is strict: each of these is refused.
+  for broken in '2d' 's/^ok 2 two$/ok 3 two/' 's/^    ok 1 t_pass$/  ok 1 t_pass/' \
+    's/# SKIP not here/# MAYBE not here/' '/^    ok 1 t_shared$/d' '$a stray' \
+    's/^    ok 1 t_pass$/    ok 1/'; do
+    sed "$broken" out.pass > broken
+    awk -f "$TESTS/ktap-check.awk" broken > /dev/null 2>&1 &&
+      { cat broken >&2; fail "the KTAP checker took: sed '$broken'"; }
+  done
+  :
+}
+
 tcase t_harness_interrupted "a harness ended by SIGTERM to its process group ends the case that runs"
 t_harness_interrupted() {
   need setsid

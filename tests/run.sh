@@ -8,7 +8,7 @@
 #
 #   tests/run.sh [-j N] [--bindir DIR] [--helpers DIR] [--strict] [--valgrind]
 #                [--timeout SECS] [--kernel-timeout SECS] [--grace SECS]
-#                [--times FILE] [--tap] [AREA|CASE]...
+#                [--times FILE] [--tap | --ktap] [AREA|CASE]...
 #   tests/run.sh --list-areas
 #   tests/run.sh --list [AREA|CASE]...
 #
@@ -35,6 +35,12 @@
 #            closing count is a "# " comment line, a failed case's log goes
 #            to stderr, and failed cases leave the exit status 0 (the
 #            consumer counts them).
+# --ktap     KTAP version 1 (the kernel's Documentation/dev-tools/ktap.rst,
+#            what kselftest, KernelCI and LAVA read): the version line and
+#            the plan of areas first, then each area a subtest (indented 4),
+#            each case a result named by its id (k_splice01) alone, its
+#            sentence and seconds in "#" lines before it, "# SKIP reason",
+#            "# TIMEOUT N seconds"; "# Totals:" last; exit 1 when one failed
 # --list-areas  print the areas, one a line, and exit (meson.build reads it)
 # --list     print the cases that would run, "N AREA KIND NAME WHAT" a line,
 #            and exit
@@ -61,6 +67,7 @@ KERNEL_TIMEOUT='' KERNEL_TIMEOUT_GIVEN=''
 GRACE=5
 FILTER=
 TAP_ONLY=
+KTAP=
 JOBS=
 LIST=
 PROG=run.sh
@@ -68,7 +75,7 @@ TIMES_FILE=
 
 usage() {
   echo "usage: $0 [-j N] [--bindir DIR] [--helpers DIR] [--strict] [--valgrind]" \
-    "[--timeout SECS] [--kernel-timeout SECS] [--grace SECS] [--times FILE] [--tap]" \
+    "[--timeout SECS] [--kernel-timeout SECS] [--grace SECS] [--times FILE] [--tap|--ktap]" \
     "[AREA|CASE]..."
   echo "       $0 --list-areas"
   echo "       $0 --list [AREA|CASE]..."
@@ -128,6 +135,7 @@ while [ $# -gt 0 ]; do
   --grace) [ $# -ge 2 ] || usage_error "--grace needs seconds"; GRACE=$2; shift 2 ;;
   --grace=*) GRACE=${1#*=}; shift ;;
   --tap) TAP_ONLY=1; shift ;;
+  --ktap) KTAP=1; shift ;;
   --list-areas) areas; exit 0 ;;
   --list) LIST=1; shift ;;
   --as) [ $# -ge 2 ] || usage_error "--as needs a name"; PROG=$2; shift 2 ;;
@@ -234,13 +242,32 @@ if [ -n "$VALGRIND" ] && ! command -v valgrind > /dev/null; then
   exit 2
 fi
 
+# KTAP: an area a subtest; ka_N and ks_N, case N's area (by its first
+# case in the plan) and its number there; kn_A, kname_A, kleft_A (cases
+# still to report), kbad_A and kskip_A, area A's.
+kareas=0
+if [ -n "$KTAP" ]; then
+  [ -z "$TAP_ONLY" ] || usage_error "--tap and --ktap: one or the other"
+  eval "$(awk '{
+      if (!($2 in idx)) { idx[$2] = ++n; printf "kname_%d=%s kbad_%d=0 kskip_%d=0\n", n, $2, n, n }
+      a = idx[$2]; k[a]++
+      printf "ka_%d=%d ks_%d=%d\n", $1, a, $1, k[a]
+    }
+    END {
+      for (a = 1; a <= n; a++) printf "kn_%d=%d kleft_%d=%d\n", a, k[a], a, k[a]
+      printf "kareas=%d\n", n
+    }' "$WORK/plan")"
+  echo "KTAP version 1"
+  echo "1..$kareas"
+  knext=1
+fi
 if [ -n "$STRICT" ]; then
   echo "# strict mode: every tool runs with --strict (kernel smoke test)"
 fi
 echo "# kernel $(uname -r), tools from $BINDIR"
 echo "# $JOBS cases at a time"
 echo "# a case that runs $CASE_TIMEOUT s ($KERNEL_TIMEOUT s in the kernel area) is ended, timed out"
-echo "1..$total"
+[ -n "$KTAP" ] || echo "1..$total"
 
 # The machine's harness lock: every shared case runs holding it shared, an
 # alone case holding it alone, so that an alone case is alone beside other
@@ -316,6 +343,10 @@ trap 'end_cases; exit 143' TERM
 # failed), counted.
 passed=0 failed=0 skipped=0
 report() {
+  if [ -n "$KTAP" ]; then
+    ktap_report "$1"
+    return
+  fi
   _res=$WORK/res.$1
   if [ -f "$_res.stuck" ]; then
     read -r _status _cs < "$_res.stuck"
@@ -359,6 +390,64 @@ report() {
     fi
     failed=$((failed + 1))
   fi
+}
+
+# ktap_report N: case N's KTAP lines, under its area's file; then every
+# area whose cases have all reported, in order, as a subtest.
+ktap_report() {
+  _res=$WORK/res.$1
+  if [ -f "$_res.stuck" ]; then
+    read -r _status _cs < "$_res.stuck"
+    _user=0m0s _sys=0m0s
+  else
+    read -r _status _cs < "$_res.result"
+    { read -r _ _; read -r _user _sys; } < "$_res.times"
+  fi
+  _title='' _name='' _a='' _s='' _limit=''
+  eval "_title=\$title_$1 _name=\$name_$1 _a=\$ka_$1 _s=\$ks_$1 _limit=\$timeout_$1"
+  echo "$_cs $1 $_user $_sys $_title" >> "$WORK/times"
+  _k=$WORK/ktap.$_a
+  echo "    # ${_title#*: } ($((_cs / 100)) s)" >> "$_k"
+  if [ "$_status" -eq 0 ]; then
+    sed -n 's/^NOTE: /    # /p' "$_res.log" >> "$_k"
+    echo "    ok $_s $_name" >> "$_k"
+    passed=$((passed + 1))
+  elif [ "$_status" -eq 77 ]; then
+    reason=$(sed -n 's/^SKIP: //p' "$_res.log" | tail -n 1)
+    echo "    ok $_s $_name # SKIP ${reason:-no reason given}" >> "$_k"
+    skipped=$((skipped + 1))
+    eval "kskip_$_a=\$((kskip_$_a + 1))"
+  else
+    sed 's/^/    # /' "$_res.log" | tail -n 40 >> "$_k"
+    if [ -f "$_res.stuck" ] || [ -f "$_res.timeout" ] || [ "$_status" -eq 124 ] ||
+      { [ "$_status" -eq 143 ] && [ "$_cs" -ge $((_limit * 100)) ]; }; then
+      echo "    not ok $_s $_name # TIMEOUT $_limit seconds" >> "$_k"
+    else
+      echo "    # exit $_status" >> "$_k"
+      echo "    not ok $_s $_name" >> "$_k"
+    fi
+    failed=$((failed + 1))
+    eval "kbad_$_a=1"
+  fi
+  eval "kleft_$_a=\$((kleft_$_a - 1))"
+  while [ "$knext" -le "$kareas" ]; do
+    _left='' _n='' _area='' _bad='' _skips=''
+    eval "_left=\$kleft_$knext _n=\$kn_$knext _area=\$kname_$knext _bad=\$kbad_$knext" \
+      "_skips=\$kskip_$knext"
+    [ "$_left" -eq 0 ] || break
+    echo "    KTAP version 1"
+    echo "    # Subtest: $_area"
+    echo "    1..$_n"
+    cat "$WORK/ktap.$knext"
+    if [ "$_bad" -ne 0 ]; then
+      echo "not ok $knext $_area"
+    elif [ "$_skips" -eq "$_n" ]; then
+      echo "ok $knext $_area # SKIP every case skipped"
+    else
+      echo "ok $knext $_area"
+    fi
+    knext=$((knext + 1))
+  done
 }
 
 # The loop: start cases while fewer than JOBS run (an alone case only when
@@ -549,7 +638,12 @@ if [ -n "$TIMES_FILE" ]; then
 fi
 summary="$passed passed, $failed failed"
 [ "$skipped" -eq 0 ] || summary="$summary, $skipped skipped"
-if [ -n "$TAP_ONLY" ]; then
+if [ -n "$KTAP" ]; then
+  # kselftest's closing line, then ours.
+  echo "# Totals: pass:$passed fail:$failed xfail:0 xpass:0 skip:$skipped error:0"
+  echo "# $summary"
+  [ "$failed" -eq 0 ] && [ "$total" -gt 0 ]
+elif [ -n "$TAP_ONLY" ]; then
   # The consumer counts the "not ok" lines: a failing exit status would tell
   # it the harness broke (meson test: ERROR instead of FAIL).
   echo "# $summary"

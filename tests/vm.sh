@@ -367,7 +367,7 @@ if [ -z "$status" ]; then
   exit 1
 fi
 summary=$(sed -n '/^splice-vm: init/,/^splice-vm: kernel log$/p' "$WORK/console.txt" |
-  grep -E '^[0-9]+ passed, [0-9]+ failed' | tail -n 1)
+  grep -E '^(# )?[0-9]+ passed, [0-9]+ failed' | tail -n 1)
 echo "# $PROG: Linux $guest; QEMU, $accel, $cpus CPU(s)${BUSYBOX:+, busybox}, $secs s"
 echo "${summary:-no summary from the harness}"
 [ "$status" -eq 0 ] && [ -n "$summary" ]
