@@ -1,7 +1,7 @@
 #!/bin/sh
-# The harness on another kernel: boots KERNEL (a bzImage, or a Debian
-# linux-image .deb, from which it takes vmlinuz and the modules the cases
-# use) under QEMU, with an initramfs holding this machine's harness, tools,
+# The harness on another kernel: boots KERNEL (an x86-64 bzImage, an arm64
+# Image, a ppc64el vmlinux, or a Debian linux-image .deb holding one, from
+# which it takes the kernel and the modules the cases use) under QEMU, with an initramfs holding this machine's harness, tools,
 # test helpers (in /opt/splice-tools) and the commands they run (with their
 # libraries); runs the harness there with the given operands, in a /tmp on
 # ext4 where the kernel has a loop device; prints the guest's TAP, then its
@@ -9,8 +9,8 @@
 # the kernel, TCG otherwise.  `splice-selftest --kernel KERNEL` runs it.
 #
 #   tests/vm.sh [--bindir DIR] [--helpers DIR] [--accel kvm|tcg] [--cpus N]
-#               [--memory MIB] [--timeout SECS] [--busybox] KERNEL
-#               [run.sh option or operand]...
+#               [--memory MIB] [--timeout SECS] [--busybox]
+#               [--busybox-binary FILE] KERNEL [run.sh option or operand]...
 #
 # --bindir, --helpers  as tests/run.sh's: the tools and helpers to test
 # --accel    kvm or tcg; by default KVM where /dev/kvm can run the kernel
@@ -23,6 +23,11 @@
 # --busybox  a small system's guest: busybox's sh, timeout(1) and every
 #            other command it has (busybox --list); from this machine only
 #            what busybox lacks (strace, pv, socat, ...)
+# --busybox-binary  the busybox to put in the guest (default: this
+#            machine's); a guest of another architecture needs its own
+#            (Debian: apt-get download busybox-static:arm64; dpkg-deb -x),
+#            the tools and helpers built for it (cross/*.ini), and takes
+#            nothing from this machine
 # --as NAME  the name its messages give (splice-selftest passes its own)
 #
 # Exit status: 0 every case passed or was skipped, 1 a case failed or the
@@ -54,8 +59,10 @@ COMMANDS="sh cat chmod cmp cp cut date dd dirname basename du env expr false fin
 
 usage() {
   echo "usage: $PROG [--bindir DIR] [--helpers DIR] [--accel kvm|tcg] [--cpus N]"
-  echo "       [--memory MIB] [--timeout SECS] [--busybox] KERNEL [run.sh option or operand]..."
-  echo "KERNEL: a bzImage, or a Debian linux-image .deb"
+  echo "       [--memory MIB] [--timeout SECS] [--busybox] [--busybox-binary FILE]"
+  echo "       KERNEL [run.sh option or operand]..."
+  echo "KERNEL: an x86-64 bzImage, an arm64 Image, a ppc64el vmlinux, or a Debian"
+  echo "linux-image .deb"
 }
 
 die() {
@@ -73,6 +80,7 @@ while [ $# -gt 0 ]; do
   --timeout) TIMEOUT_SECS=${2:?--timeout needs seconds}; shift 2 ;;
   --as) PROG=${2:?}; shift 2 ;;
   --busybox) BUSYBOX=1; shift ;;
+  --busybox-binary) BUSYBOX=${2:?--busybox-binary needs a file}; shift 2 ;;
   -h|--help) usage; exit 0 ;;
   -*) usage >&2; exit 2 ;;
   *) break ;;
@@ -96,9 +104,19 @@ ROOT=$WORK/root
 
 # ---- the kernel ---------------------------------------------------------------------
 
-# A bzImage says "HdrS" at byte 514 (the x86 boot protocol's header).
-is_bzimage() {
-  [ "$(dd if="$1" bs=1 skip=514 count=4 2> /dev/null)" = HdrS ]
+# image_arch FILE: x86_64 for a bzImage ("HdrS" at byte 514, the x86 boot
+# protocol's header), aarch64 for an arm64 Image ("ARMd" at byte 56),
+# ppc64le for a little-endian ELF of machine 21 (EM_PPC64); else nothing.
+image_arch() {
+  if [ "$(dd if="$1" bs=1 skip=514 count=4 2> /dev/null)" = HdrS ]; then
+    echo x86_64
+  elif [ "$(dd if="$1" bs=1 skip=56 count=4 2> /dev/null)" = ARMd ]; then
+    echo aarch64
+  elif [ "$(dd if="$1" bs=1 skip=1 count=3 2> /dev/null)" = ELF ] &&
+    [ "$(od -A n -t u1 -j 5 -N 1 "$1" | tr -d ' ')" = 1 ] &&
+    [ "$(od -A n -t u2 -j 18 -N 2 "$1" | tr -d ' ')" = 21 ]; then
+    echo ppc64le
+  fi
 }
 
 MODDIR=
@@ -108,7 +126,7 @@ case $KERNEL in
   # Only what the guest needs: the kernel, the module lists, the modules.
   # (Patterns for tar, one word each: no globbing here.)
   set -f
-  patterns="./boot/vmlinuz-* */modules/*/modules.*"
+  patterns="./boot/vmlinu[xz]-* */modules/*/modules.*"
   for name in $MODULES; do
     patterns="$patterns */$name.ko*"
   done
@@ -119,9 +137,9 @@ case $KERNEL in
       tar -xf "$data" --wildcards $patterns 2> /dev/null)
   fi
   set +f
-  VMLINUZ=$(ls "$WORK"/deb/boot/vmlinuz-* 2> /dev/null | head -n 1)
-  [ -n "$VMLINUZ" ] || die "$KERNEL: no boot/vmlinuz-* in the package"
-  RELEASE=${VMLINUZ##*/vmlinuz-}
+  VMLINUZ=$(ls "$WORK"/deb/boot/vmlinu[xz]-* 2> /dev/null | head -n 1)
+  [ -n "$VMLINUZ" ] || die "$KERNEL: no boot/vmlinuz-* or vmlinux-* in the package"
+  RELEASE=${VMLINUZ##*/vmlinu[xz]-}
   for dir in "$WORK/deb/lib/modules/$RELEASE" "$WORK/deb/usr/lib/modules/$RELEASE"; do
     [ -d "$dir" ] && MODDIR=$dir
   done
@@ -131,14 +149,35 @@ case $KERNEL in
   RELEASE=
   ;;
 esac
-is_bzimage "$VMLINUZ" || die "$KERNEL: not a bzImage (nor a .deb holding one)"
-command -v qemu-system-x86_64 > /dev/null ||
-  die "qemu-system-x86_64 is not installed (Debian: apt-get install qemu-system-x86)"
+ARCH=$(image_arch "$VMLINUZ")
+case $ARCH in
+x86_64) QEMU=qemu-system-x86_64 QEMU_PKG=qemu-system-x86 CONSOLE=ttyS0 ;;
+aarch64) QEMU=qemu-system-aarch64 QEMU_PKG=qemu-system-arm CONSOLE=ttyAMA0 ;;
+ppc64le) QEMU=qemu-system-ppc64 QEMU_PKG=qemu-system-ppc CONSOLE=hvc0 ;;
+*) die "$KERNEL: not a bzImage, an arm64 Image or a ppc64el vmlinux (nor a .deb holding one)" ;;
+esac
+command -v "$QEMU" > /dev/null || die "$QEMU is not installed (Debian: apt-get install $QEMU_PKG)"
+# Another architecture's guest: nothing from this machine but busybox's
+# binary and the tools built for it.
+FOREIGN=
+if [ "$ARCH" != "$(uname -m)" ]; then
+  FOREIGN=1
+  case $BUSYBOX in
+  '' | 1) die "a $ARCH guest needs --busybox-binary, a busybox built for $ARCH" ;;
+  esac
+fi
 command -v cpio > /dev/null || die "cpio is not installed (Debian: apt-get install cpio)"
-if [ -n "$BUSYBOX" ]; then
+if [ "$BUSYBOX" = 1 ]; then
   BUSYBOX=$(command -v busybox) ||
     die "--busybox: busybox is not installed (Debian: apt-get install busybox-static)"
-  APPLETS=" $(busybox --list | tr '\n' ' ') "
+fi
+if [ -n "$BUSYBOX" ]; then
+  [ -f "$BUSYBOX" ] || die "$BUSYBOX: no such file"
+  BUSYBOX=$(cd "$(dirname "$BUSYBOX")" && pwd)/${BUSYBOX##*/}
+  # Its applets, to leave this machine's commands of those names out
+  # (another architecture's busybox takes none of them anyway).
+  APPLETS=
+  [ -n "$FOREIGN" ] || APPLETS=" $("$BUSYBOX" --list | tr '\n' ' ') "
 fi
 exit_code=1
 
@@ -186,11 +225,11 @@ GUEST=/opt/splice-tools
 mkdir -p "$ROOT$GUEST/bin" "$ROOT$GUEST/helpers" "$ROOT$GUEST/tests"
 programs=
 for cmd in $COMMANDS; do
+  [ -z "$FOREIGN" ] || break
   # With --busybox, busybox's own where it has one.
   case ${BUSYBOX:+$APPLETS} in *" $cmd "*) continue ;; esac
   path=$(program_path "$cmd") && programs="$programs $path"
 done
-[ -z "$BUSYBOX" ] || programs="$programs $BUSYBOX"
 for tool in $TOOLS; do
   cp -L "$BINDIR/$tool" "$ROOT$GUEST/bin/" || die "copying $BINDIR/$tool"
   programs="$programs $BINDIR/$tool"
@@ -202,22 +241,25 @@ for helper in "$HELPERS"/*; do
   fi
 done
 cp "$TESTS"/*.sh "$ROOT$GUEST/tests/" || die "copying the harness"
+# (Another architecture's guest: only the tools, the helpers and busybox.)
+nss=
+[ -n "$FOREIGN" ] || nss="$(echo /lib/*/libnss_files.so.* /usr/lib/*/libnss_files.so.*)"
 # shellcheck disable=SC2086 # one word per program, pattern, file
 files=$({
-  for file in $programs /lib/*/libnss_files.so.* /usr/lib/*/libnss_files.so.*; do
+  for file in $programs $nss; do
     case $file in "$BINDIR"/*|"$HELPERS"/*) ;; *) [ -f "$file" ] && echo "$file" ;; esac
   done
   ldd $programs 2> /dev/null | awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^\/.*[^:]$/) print $i }'
 } | sed -e 's|^//*|/|' $through_links | sort -u)
 # shellcheck disable=SC2086 # one word per file
-cp -L --parents $files "$ROOT/" || die "copying the guest's programs"
-# busybox's applets as links in /bin, beside what busybox lacks.
+[ -z "$files" ] || cp -L --parents $files "$ROOT/" || die "copying the guest's programs"
+# busybox in /bin, its shell there too; the guest's init links the other
+# applets beside what busybox lacks (busybox --install).
 if [ -n "$BUSYBOX" ]; then
-  set -f
-  for applet in $APPLETS; do
-    [ -e "$ROOT/bin/$applet" ] || ln -s "$BUSYBOX" "$ROOT/bin/$applet"
-  done
-  set +f
+  mkdir -p "$ROOT/bin/"
+  cp "$BUSYBOX" "$ROOT/bin/busybox" || die "copying $BUSYBOX"
+  rm -f "$ROOT/bin/sh"
+  ln -s busybox "$ROOT/bin/sh"
 fi
 
 mkdir -p "$ROOT/etc" "$ROOT/proc" "$ROOT/sys" "$ROOT/dev" "$ROOT/tmp" "$ROOT/root" \
@@ -228,7 +270,7 @@ printf 'root:x:0:\nnogroup:x:65534:\n' > "$ROOT/etc/group"
 printf 'passwd: files\ngroup: files\n' > "$ROOT/etc/nsswitch.conf"
 # With this machine's cache the loader opens each library where it is,
 # instead of trying every directory: a third of each exec under TCG.
-[ ! -f /etc/ld.so.cache ] || cp /etc/ld.so.cache "$ROOT/etc/"
+[ ! -f /etc/ld.so.cache ] || [ -n "$FOREIGN" ] || cp /etc/ld.so.cache "$ROOT/etc/"
 
 # The modules, each after those it needs (modules.dep, where the package
 # has one), where insmod can load them.
@@ -259,6 +301,8 @@ cat > "$ROOT/init" << EOF
 # The guest's init: mounts, loopback, modules; then the harness; then the
 # kernel log; then power off.
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root TMPDIR=/tmp
+# busybox's applets, where the guest has busybox: links beside what is there.
+[ ! -x /bin/busybox ] || /bin/busybox --install -s /bin 2> /dev/null
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev 2> /dev/null
@@ -299,12 +343,19 @@ boot() {
   kvm) cpu=host cpus=${CPUS:-2} ;;
   tcg) cpu=max cpus=${CPUS:-1} ;;
   esac
+  # The machine of each architecture: arm64's virt board (its UART is
+  # ttyAMA0), POWER9 pseries (its console hvc0); the x86 PC.
+  case $ARCH in
+  aarch64) set -- "$@" -M virt ;;
+  ppc64le) set -- "$@" -M pseries,cap-cfpc=broken,cap-sbbc=broken,cap-ibs=broken ;;
+  esac
+  [ "$ARCH" != ppc64le ] || [ "$1" = kvm ] || cpu=power9
   : > "$WORK/console"
-  timeout "$TIMEOUT_SECS" qemu-system-x86_64 -accel "$1" -cpu "$cpu" -smp "$cpus" -m "$MEMORY_MIB" \
+  timeout "$TIMEOUT_SECS" "$QEMU" -accel "$@" -cpu "$cpu" -smp "$cpus" -m "$MEMORY_MIB" \
     -nodefaults \
     -display none -monitor none -no-reboot -serial "file:$WORK/console" \
     -kernel "$VMLINUZ" -initrd "$WORK/initrd" \
-    -append "console=ttyS0 panic=-1 quiet loglevel=2 hugepages=2" \
+    -append "console=$CONSOLE panic=-1 quiet loglevel=2 hugepages=2" \
     < /dev/null > "$WORK/qemu.err" 2>&1 &
   qemu_pid=$!
 }
@@ -327,7 +378,7 @@ start=$(date +%s)
 accel=$ACCEL
 if [ -z "$accel" ]; then
   accel=tcg
-  [ -r /dev/kvm ] && [ -w /dev/kvm ] && accel=kvm
+  [ -n "$FOREIGN" ] || { [ -r /dev/kvm ] && [ -w /dev/kvm ] && accel=kvm; }
 fi
 boot "$accel"
 if [ "$accel" = kvm ] && [ -z "$ACCEL" ] && ! reached_init; then

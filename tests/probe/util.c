@@ -448,16 +448,49 @@ drop_cap(int cap)
 	}
 }
 
+/*
+ * NAME's ids from /etc/passwd read by hand: a static build's getpwnam(3)
+ * needs the C library's NSS modules, which a small guest does not have.
+ */
+static bool
+passwd_ids(const char *name, uid_t *uid, gid_t *gid)
+{
+	FILE *f = fopen("/etc/passwd", "r");
+	char line[512];
+	size_t len = strlen(name);
+	bool found = false;
+
+	if (f == NULL)
+		return false;
+	while (!found && fgets(line, sizeof(line), f) != NULL) {
+		unsigned long u, g;
+
+		if (strncmp(line, name, len) == 0 && line[len] == ':' &&
+		    sscanf(line + len, ":%*[^:]:%lu:%lu:", &u, &g) == 2) {
+			*uid = (uid_t)u;
+			*gid = (gid_t)g;
+			found = true;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
 void
 become(const char *name)
 {
 	struct passwd *pw = getpwnam(name);
+	uid_t uid;
+	gid_t gid;
 
-	if (pw == NULL) {
+	if (pw != NULL) {
+		uid = pw->pw_uid;
+		gid = pw->pw_gid;
+	} else if (!passwd_ids(name, &uid, &gid)) {
 		errno = ENOENT;
 		die("no user '%s'", name);
 	}
-	if (setgroups(0, NULL) < 0 || setgid(pw->pw_gid) < 0 || setuid(pw->pw_uid) < 0)
+	if (setgroups(0, NULL) < 0 || setgid(gid) < 0 || setuid(uid) < 0)
 		die("becoming %s", name);
 	if (has_cap(CAP_SYS_RESOURCE) || has_cap(CAP_SYS_ADMIN)) {
 		errno = EPERM;
