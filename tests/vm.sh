@@ -321,12 +321,17 @@ if truncate -s 768M /scratch.img 2> /dev/null && mkfs.ext4 -q -F /scratch.img 2>
 else
   mount -t tmpfs tmpfs /tmp
 fi
+# Each marker on a line of its own: a kernel message may still be half
+# out on the console (the ppc64el guest's hvc0 ends its banner late).
+echo
 echo "splice-vm: init \$(uname -r), /tmp on \$tmp"
 cd /tmp
 sh $GUEST/tests/run.sh --bindir $GUEST/bin --helpers $GUEST/helpers --kernel-timeout 60$operands
 status=\$?
+echo
 echo "splice-vm: kernel log"
 dmesg
+echo
 echo "splice-vm: exit \$status"
 echo o > /proc/sysrq-trigger
 sleep 60
@@ -397,7 +402,7 @@ tail -n +1 -f --pid="$qemu_pid" "$WORK/console" | tr -d '\r' | awk '
   /^splice-vm: init / { tap = 1; next }
   /^splice-vm: kernel log$/ { tap = 0; klog = 1; print "# the guest kernel log:"; fflush(); next }
   /^splice-vm: exit / { klog = 0; next }
-  tap { print; fflush() }
+  tap && $0 != "" { print; fflush() }
   klog { print "#   " $0; fflush() }'
 wait "$qemu_pid" 2> /dev/null
 qemu_pid=
