@@ -311,6 +311,22 @@ EOF
   same ids.pass ids.fail
   printf '%s\n' one/t_pass one/t_flip one/t_skip one/t_hang two/t_shared two/t_alone > want
   same want ids.pass
+  # What a fleet's runner is handed (LAVA's result.txt), by id.
+  sh "$TESTS/fleet/ktap-results.sh" out.fail > results ||
+    fail "tests/fleet/ktap-results.sh refused the KTAP"
+  printf '%s\n' "t_pass pass" "t_flip fail" "t_skip skip" "t_hang fail" "t_shared pass" \
+    "t_alone pass" > want
+  same want results
+  # A kselftest install gets the collection, its settings and its line, once.
+  mkdir ksft
+  sh "$TESTS/fleet/kselftest-install.sh" --selftest /opt/x/splice-selftest ksft &&
+    sh "$TESTS/fleet/kselftest-install.sh" --selftest /opt/x/splice-selftest ksft ||
+    fail "tests/fleet/kselftest-install.sh"
+  [ "$(cat ksft/kselftest-list.txt)" = splice-tools:splice-selftest.sh ] ||
+    fail "kselftest-list.txt: $(cat ksft/kselftest-list.txt)"
+  mentions ksft/splice-tools/settings "^timeout=[0-9][0-9]*$"
+  [ -x ksft/splice-tools/splice-selftest.sh ] || fail "splice-selftest.sh not executable"
+  mentions ksft/splice-tools/splice-selftest.sh '^exec "/opt/x/splice-selftest" --ktap --strict kernel$'
   # The checker is strict: each of these is refused.
   for broken in '2d' 's/^ok 2 two$/ok 3 two/' 's/^    ok 1 t_pass$/  ok 1 t_pass/' \
     's/# SKIP not here/# MAYBE not here/' '/^    ok 1 t_shared$/d' '$a stray' \
