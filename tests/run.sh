@@ -337,7 +337,9 @@ run_case() {
 end_cases() {
   for _pidfile in "$WORK"/res.*.pid; do
     [ -f "$_pidfile" ] || continue
-    [ -f "${_pidfile%.pid}.result" ] || kill -TERM "-$(cat "$_pidfile")" 2> /dev/null
+    _pg=
+    { read -r _pg < "$_pidfile"; } 2> /dev/null || continue
+    [ -f "${_pidfile%.pid}.result" ] || kill -TERM "-$_pg" 2> /dev/null
   done
 }
 trap 'end_cases; exit 130' INT
@@ -523,7 +525,10 @@ waits_of() {
 wait_of() {
   _call=
   { read -r _call _ < "$1/syscall"; } 2> /dev/null || _call='?'
-  echo "$2 state $3 in $(cat "$1/wchan" 2> /dev/null || echo '?'), system call $_call$4"
+  # (wchan ends with no newline: read says false, having read it.)
+  _wchan=
+  { read -r _wchan < "$1/wchan"; } 2> /dev/null || :
+  echo "$2 state $3 in ${_wchan:-?}, system call $_call$4"
   sed "s/^/$_word   /" "$1/stack" 2> /dev/null || :
 }
 
@@ -531,7 +536,10 @@ wait_of() {
 # in goes to its log, and its process group gets SIGTERM (timeout(1) and
 # the case in it); the report says "timed out".
 timed_out() {
-  _pg=$(cat "$WORK/res.$1.pid" 2> /dev/null) || return 0
+  # Read by the shell: a busybox cat copies with sendfile(2), which the
+  # kernel under test may have broken (a mutant's never ended).
+  _pg=
+  { read -r _pg < "$WORK/res.$1.pid"; } 2> /dev/null || return 0
   {
     echo "TIMEOUT: still running after its $2 s"
     waits_of "$_pg" TIMEOUT:
@@ -549,7 +557,8 @@ timed_out() {
 # without it.
 STUCK_SECS=$((GRACE * 2))
 stuck() {
-  _pg=$(cat "$WORK/res.$1.pid" 2> /dev/null) || _pg=
+  _pg=
+  { read -r _pg < "$WORK/res.$1.pid"; } 2> /dev/null || _pg=
   {
     echo "STUCK: still running ${STUCK_SECS} s after its $2 s timeout"
     [ -z "$_pg" ] || waits_of "$_pg" STUCK:
@@ -619,7 +628,9 @@ while [ "$next_report" -le "$total" ]; do
 done
 # The ticker and the sleep it waits in, by their pids.
 # shellcheck disable=SC2046 # one pid a word
-kill "$ticker" $(cat "/proc/$ticker/task/$ticker/children" 2> /dev/null) 2> /dev/null
+_children=
+{ read -r _children < "/proc/$ticker/task/$ticker/children"; } 2> /dev/null || :
+kill "$ticker" $_children 2> /dev/null
 exec 3>&-
 
 centis
