@@ -78,10 +78,10 @@ t_selftest_kernel_usage() {
   cp bzImage linux-image.deb
   run_status st "$selftest" --kernel bzImage kernel > out 2> err
   status_in 2 st "splice-selftest --kernel bzImage (a text file)"
-  mentions err "bzImage: not a bzImage (nor a .deb holding one)$"
+  mentions err "bzImage: not a bzImage, an arm64 Image or a ppc64el vmlinux (nor a .deb holding one)$"
   run_status st "$selftest" --kernel=linux-image.deb kernel > out 2> err
   status_in 2 st "splice-selftest --kernel=linux-image.deb (a text file)"
-  mentions err "linux-image.deb: no boot/vmlinuz-\\* in the package$"
+  mentions err "linux-image.deb: no boot/vmlinuz-\\* or vmlinux-\\* in the package$"
   [ ! -s out ] || { cat out >&2; fail "wrote to stdout"; }
 }
 

@@ -505,7 +505,8 @@ waits_of() {
     set -- ${_s##*) }
     [ "${3:-}" = "$_wpg" ] || continue
     _pid=${_d#/proc/}
-    wait_of "$_d" "$_word pid $_pid" "$1" ": $(tr '\0' ' ' < "$_d/cmdline" 2> /dev/null)"
+    # (Gone between the two reads: the shell's word of the failed < hushed.)
+    wait_of "$_d" "$_word pid $_pid" "$1" ": $({ tr '\0' ' ' < "$_d/cmdline"; } 2> /dev/null)"
     # Its other threads: the main one may wait in a join for a thread
     # asleep in the kernel (two pipes locked in the wrong order).
     for _t in "$_d"/task/[0-9]*; do

@@ -141,8 +141,8 @@ arg_scenario_fn splice_error;
 scenario_fn fd_pairs;
 scenario_fn tee_file, ramp, vmsplice_file, vmsplice_touser, vmsplice_full, vmsplice_reuse;
 arg_scenario_fn tee_error, vmsplice_error;
-scenario_fn page_bytes, pipe_set_size_as, pipe_shrink_busy, fcntl30, fcntl35, fcntl37, pipe2_04, pipe12,
-    pipe15, pipe_user_pages;
+scenario_fn page_bytes, pipe_set_size_as, pipe_shrink_busy, fcntl30, fcntl35, fcntl37, pipe2_04,
+    pipe12, pipe15, pipe_user_pages;
 arg_scenario_fn pipe_set_size;
 scenario_fn sendfile_at, sendfile_sparse, sendfile05, sendfile07, sendfile08;
 arg_scenario_fn sendfile03, sendfile04;
