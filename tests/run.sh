@@ -348,11 +348,11 @@ trap 'end_cases; exit 143' TERM
 # report N: the TAP line of the finished case N (its log after it when it
 # failed), counted.
 passed=0 failed=0 skipped=0
-report() {
-  if [ -n "$KTAP" ]; then
-    ktap_report "$1"
-    return
-  fi
+
+# outcome N: case N's result, counted, its times line written: _how (pass,
+# skip, stuck, timeout or fail), _status, _cs (its hundredths of a second),
+# _title, _limit (its timeout), _reason (a skip's), _res (its files' stem).
+outcome() {
   _res=$WORK/res.$1
   if [ -f "$_res.stuck" ]; then
     read -r _status _cs < "$_res.stuck"
@@ -361,80 +361,90 @@ report() {
     read -r _status _cs < "$_res.result"
     { read -r _ _; read -r _user _sys; } < "$_res.times"
   fi
-  _title=
-  eval "_title=\$title_$1"
-  _secs=$((_cs / 100))
+  _title='' _limit=''
+  eval "_title=\$title_$1 _limit=\$timeout_$1"
   echo "$_cs $1 $_user $_sys $_title" >> "$WORK/times"
   if [ "$_status" -eq 0 ]; then
-    echo "ok $1 - $_title (${_secs}s)"
+    _how=pass
+    passed=$((passed + 1))
+  elif [ "$_status" -eq 77 ]; then
+    _how=skip
+    _reason=$(sed -n 's/^SKIP: //p' "$_res.log" | tail -n 1)
+    _reason=${_reason:-no reason given}
+    skipped=$((skipped + 1))
+  else
+    # timeout(1) ends with 124 (coreutils) or 143 (busybox, SIGTERM).
+    if [ -f "$_res.stuck" ]; then
+      _how=stuck
+    elif [ -f "$_res.timeout" ] || [ "$_status" -eq 124 ] ||
+      { [ "$_status" -eq 143 ] && [ "$_cs" -ge $((_limit * 100)) ]; }; then
+      _how=timeout
+    else
+      _how=fail
+    fi
+    failed=$((failed + 1))
+  fi
+}
+
+report() {
+  outcome "$1"
+  if [ -n "$KTAP" ]; then
+    ktap_report "$1"
+    return
+  fi
+  case $_how in
+  pass)
+    echo "ok $1 - $_title ($((_cs / 100))s)"
     # Informational findings of a passing case, e.g. the vmsplice reuse hazard.
     while IFS= read -r line; do
       case $line in "NOTE: "*) echo "#   ${line#NOTE: }" ;; esac
     done < "$_res.log"
-    passed=$((passed + 1))
-  elif [ "$_status" -eq 77 ]; then
-    reason=$(sed -n 's/^SKIP: //p' "$_res.log" | tail -n 1)
-    echo "ok $1 - $_title # SKIP ${reason:-no reason given}"
-    skipped=$((skipped + 1))
-  else
-    _limit=
-    eval "_limit=\$timeout_$1"
-    # timeout(1) ends with 124 (coreutils) or 143 (busybox, SIGTERM).
-    if [ -f "$_res.stuck" ]; then
-      echo "not ok $1 - $_title (stuck)"
-    elif [ -f "$_res.timeout" ] || [ "$_status" -eq 124 ] ||
-      { [ "$_status" -eq 143 ] && [ "$_cs" -ge $((_limit * 100)) ]; }; then
-      echo "not ok $1 - $_title (timed out after $_limit s)"
-    else
-      echo "not ok $1 - $_title (exit $_status)"
-    fi
+    ;;
+  skip) echo "ok $1 - $_title # SKIP $_reason" ;;
+  *)
+    case $_how in
+    stuck) echo "not ok $1 - $_title (stuck)" ;;
+    timeout) echo "not ok $1 - $_title (timed out after $_limit s)" ;;
+    *) echo "not ok $1 - $_title (exit $_status)" ;;
+    esac
     if [ -n "$TAP_ONLY" ]; then
       # meson test shows a TAP test's stderr (--print-errorlogs), not its comments.
       { echo "not ok $1 - $_title"; sed 's/^/#   /' "$_res.log" | tail -n 40; } >&2
     else
       sed 's/^/#   /' "$_res.log" | tail -n 40
     fi
-    failed=$((failed + 1))
-  fi
+    ;;
+  esac
 }
 
-# ktap_report N: case N's KTAP lines, under its area's file; then every
-# area whose cases have all reported, in order, as a subtest.
+# ktap_report N: case N's KTAP lines (outcome read), under its area's
+# file; then every area whose cases have all reported, in order, as a
+# subtest.
 ktap_report() {
-  _res=$WORK/res.$1
-  if [ -f "$_res.stuck" ]; then
-    read -r _status _cs < "$_res.stuck"
-    _user=0m0s _sys=0m0s
-  else
-    read -r _status _cs < "$_res.result"
-    { read -r _ _; read -r _user _sys; } < "$_res.times"
-  fi
-  _title='' _name='' _a='' _s='' _limit=''
-  eval "_title=\$title_$1 _name=\$name_$1 _a=\$ka_$1 _s=\$ks_$1 _limit=\$timeout_$1"
-  echo "$_cs $1 $_user $_sys $_title" >> "$WORK/times"
+  _name='' _a='' _s=''
+  eval "_name=\$name_$1 _a=\$ka_$1 _s=\$ks_$1"
   _k=$WORK/ktap.$_a
   echo "    # ${_title#*: } ($((_cs / 100)) s)" >> "$_k"
-  if [ "$_status" -eq 0 ]; then
+  case $_how in
+  pass)
     sed -n 's/^NOTE: /    # /p' "$_res.log" >> "$_k"
     echo "    ok $_s $_name" >> "$_k"
-    passed=$((passed + 1))
-  elif [ "$_status" -eq 77 ]; then
-    reason=$(sed -n 's/^SKIP: //p' "$_res.log" | tail -n 1)
-    echo "    ok $_s $_name # SKIP ${reason:-no reason given}" >> "$_k"
-    skipped=$((skipped + 1))
+    ;;
+  skip)
+    echo "    ok $_s $_name # SKIP $_reason" >> "$_k"
     eval "kskip_$_a=\$((kskip_$_a + 1))"
-  else
+    ;;
+  *)
     sed 's/^/    # /' "$_res.log" | tail -n 40 >> "$_k"
-    if [ -f "$_res.stuck" ] || [ -f "$_res.timeout" ] || [ "$_status" -eq 124 ] ||
-      { [ "$_status" -eq 143 ] && [ "$_cs" -ge $((_limit * 100)) ]; }; then
-      echo "    not ok $_s $_name # TIMEOUT $_limit seconds" >> "$_k"
-    else
+    if [ "$_how" = fail ]; then
       echo "    # exit $_status" >> "$_k"
       echo "    not ok $_s $_name" >> "$_k"
+    else
+      echo "    not ok $_s $_name # TIMEOUT $_limit seconds" >> "$_k"
     fi
-    failed=$((failed + 1))
     eval "kbad_$_a=1"
-  fi
+    ;;
+  esac
   eval "kleft_$_a=\$((kleft_$_a - 1))"
   while [ "$knext" -le "$kareas" ]; do
     _left='' _n='' _area='' _bad='' _skips=''
