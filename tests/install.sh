@@ -282,7 +282,23 @@ EOF
     one two > out.pass 2> err.pass &
   run_status st.fail env FLIP=1 sh h/run.sh --bindir "$BINDIR" --ktap --timeout 1 --grace 1 -j 2 \
     one two > out.fail 2> err.fail &
+  run_status st.tap env FLIP=1 sh h/run.sh --bindir "$BINDIR" --tap --timeout 1 --grace 1 -j 2 \
+    one two > out.tap 2> err.tap &
   wait
+  # --tap, meson test's: the same results, flat, each line after the
+  # version and the plan a result or a comment.
+  status_in 0 st.tap "run.sh --tap, a case failed"
+  [ "$(head -n 2 out.tap | tr '\n' ' ')" = "TAP version 13 1..6 " ] ||
+    { cat out.tap >&2; fail "--tap: not the version line and the plan first"; }
+  sed 1,2d out.tap | grep -v -E '^(ok [0-9]+ |not ok [0-9]+ |#)' > stray || :
+  [ ! -s stray ] || fail "--tap: not TAP: $(head -n 1 stray)"
+  mentions out.tap "^# one: passes ([0-9]* s)$"
+  mentions out.tap "^# a note$"
+  mentions out.tap "^ok [0-9] t_skip # SKIP not here$"
+  mentions out.tap "^not ok [0-9] t_hang # TIMEOUT 1 seconds$"
+  mentions out.tap "^not ok [0-9] t_flip$"
+  mentions err.tap "^not ok [0-9] t_flip$"
+  sed -n 's/^\(not \)\{0,1\}ok [0-9]* \([a-z_]*\).*/\2/p' out.tap | sort > ids.tap
   for run in pass fail; do
     status_in 1 "st.$run" "run.sh --ktap, a case timed out ($run)"
     [ ! -s "err.$run" ] || { cat "err.$run" >&2; fail "--ktap said something on stderr"; }
@@ -309,6 +325,8 @@ EOF
   mentions out.fail "^    not ok 2 t_flip$"
   # The names the fleet keys on: the same whatever the outcome.
   same ids.pass ids.fail
+  sed 's,.*/,,' ids.pass | sort > want
+  same want ids.tap
   printf '%s\n' one/t_pass one/t_flip one/t_skip one/t_hang two/t_shared two/t_alone > want
   same want ids.pass
   # What a fleet's runner is handed (LAVA's result.txt), by id.

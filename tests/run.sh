@@ -31,10 +31,12 @@
 # --grace    past a case's time, how long timeout(1) waits before it ends
 #            the case itself (if the runner could not), and as long again
 #            before a case that no signal ends is called stuck (default 5)
-# --tap      nothing but TAP on stdout, for a TAP consumer (meson test): the
-#            closing count is a "# " comment line, a failed case's log goes
-#            to stderr, and failed cases leave the exit status 0 (the
-#            consumer counts them).
+# --tap      nothing but TAP (version 13) on stdout, for a TAP consumer
+#            (meson test): the cases' results as --ktap gives them (named by
+#            id, "#" lines, SKIP and TIMEOUT), one flat list; the closing
+#            count is a "# " comment line, a failed case's log goes to stderr
+#            too, and failed cases leave the exit status 0 (the consumer
+#            counts them).
 # --ktap     KTAP version 1 (the kernel's Documentation/dev-tools/ktap.rst,
 #            what kselftest, KernelCI and LAVA read): the version line and
 #            the plan of areas first, then each area a subtest (indented 4),
@@ -264,6 +266,9 @@ if [ -n "$KTAP" ]; then
   echo "KTAP version 1"
   echo "1..$kareas"
   knext=1
+else
+  [ -z "$TAP_ONLY" ] || echo "TAP version 13"
+  echo "1..$total"
 fi
 if [ -n "$STRICT" ]; then
   echo "# strict mode: every tool runs with --strict (kernel smoke test)"
@@ -271,7 +276,6 @@ fi
 echo "# kernel $(uname -r), tools from $BINDIR"
 echo "# $JOBS cases at a time"
 echo "# a case that runs $CASE_TIMEOUT s ($KERNEL_TIMEOUT s in the kernel area) is ended, timed out"
-[ -n "$KTAP" ] || echo "1..$total"
 
 # The machine's harness lock: every shared case runs holding it shared, an
 # alone case holding it alone, so that an alone case is alone beside other
@@ -362,7 +366,7 @@ outcome() {
     { read -r _ _; read -r _user _sys; } < "$_res.times"
   fi
   _title='' _limit=''
-  eval "_title=\$title_$1 _limit=\$timeout_$1"
+  eval "_title=\$title_$1 _limit=\$timeout_$1 _name=\$name_$1"
   echo "$_cs $1 $_user $_sys $_title" >> "$WORK/times"
   if [ "$_status" -eq 0 ]; then
     _how=pass
@@ -392,6 +396,14 @@ report() {
     ktap_report "$1"
     return
   fi
+  if [ -n "$TAP_ONLY" ]; then
+    case_lines '' "$1"
+    if [ "$_how" != pass ] && [ "$_how" != skip ]; then
+      # meson test shows a TAP test's stderr (--print-errorlogs), not its comments.
+      { echo "not ok $1 $_name"; sed 's/^/#   /' "$_res.log" | tail -n 40; } >&2
+    fi
+    return
+  fi
   case $_how in
   pass)
     echo "ok $1 - $_title ($((_cs / 100))s)"
@@ -407,11 +419,33 @@ report() {
     timeout) echo "not ok $1 - $_title (timed out after $_limit s)" ;;
     *) echo "not ok $1 - $_title (exit $_status)" ;;
     esac
-    if [ -n "$TAP_ONLY" ]; then
-      # meson test shows a TAP test's stderr (--print-errorlogs), not its comments.
-      { echo "not ok $1 - $_title"; sed 's/^/#   /' "$_res.log" | tail -n 40; } >&2
+    sed 's/^/#   /' "$_res.log" | tail -n 40
+    ;;
+  esac
+}
+
+# case_lines INDENT N: the case's (outcome read) result as KTAP and --tap
+# give it, each line after INDENT: its sentence and seconds, what it noted
+# or logged, as "#" lines, then the result, named by the case's id, number N.
+case_lines() {
+  if [ -n "$1" ]; then
+    echo "$1# ${_title#*: } ($((_cs / 100)) s)"
+  else
+    echo "# $_title ($((_cs / 100)) s)"
+  fi
+  case $_how in
+  pass)
+    sed -n "s/^NOTE: /$1# /p" "$_res.log"
+    echo "$1ok $2 $_name"
+    ;;
+  skip) echo "$1ok $2 $_name # SKIP $_reason" ;;
+  *)
+    sed "s/^/$1# /" "$_res.log" | tail -n 40
+    if [ "$_how" = fail ]; then
+      echo "$1# exit $_status"
+      echo "$1not ok $2 $_name"
     else
-      sed 's/^/#   /' "$_res.log" | tail -n 40
+      echo "$1not ok $2 $_name # TIMEOUT $_limit seconds"
     fi
     ;;
   esac
@@ -421,29 +455,13 @@ report() {
 # file; then every area whose cases have all reported, in order, as a
 # subtest.
 ktap_report() {
-  _name='' _a='' _s=''
-  eval "_name=\$name_$1 _a=\$ka_$1 _s=\$ks_$1"
-  _k=$WORK/ktap.$_a
-  echo "    # ${_title#*: } ($((_cs / 100)) s)" >> "$_k"
+  _a='' _s=''
+  eval "_a=\$ka_$1 _s=\$ks_$1"
+  case_lines '    ' "$_s" >> "$WORK/ktap.$_a"
   case $_how in
-  pass)
-    sed -n 's/^NOTE: /    # /p' "$_res.log" >> "$_k"
-    echo "    ok $_s $_name" >> "$_k"
-    ;;
-  skip)
-    echo "    ok $_s $_name # SKIP $_reason" >> "$_k"
-    eval "kskip_$_a=\$((kskip_$_a + 1))"
-    ;;
-  *)
-    sed 's/^/    # /' "$_res.log" | tail -n 40 >> "$_k"
-    if [ "$_how" = fail ]; then
-      echo "    # exit $_status" >> "$_k"
-      echo "    not ok $_s $_name" >> "$_k"
-    else
-      echo "    not ok $_s $_name # TIMEOUT $_limit seconds" >> "$_k"
-    fi
-    eval "kbad_$_a=1"
-    ;;
+  pass) ;;
+  skip) eval "kskip_$_a=\$((kskip_$_a + 1))" ;;
+  *) eval "kbad_$_a=1" ;;
   esac
   eval "kleft_$_a=\$((kleft_$_a - 1))"
   while [ "$knext" -le "$kareas" ]; do
