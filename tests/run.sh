@@ -274,6 +274,10 @@ if [ -n "$STRICT" ]; then
   echo "# strict mode: every tool runs with --strict (kernel smoke test)"
 fi
 echo "# kernel $(uname -r), tools from $BINDIR"
+# The machine and its page size (tests/fleet/matrix.sh heads its columns
+# with them): from the probe, as busybox has no getconf.
+echo "# machine $(uname -m), pages of $("$HELPERS/splice-probe" page-size 2> /dev/null ||
+  echo unknown) bytes"
 echo "# $JOBS cases at a time"
 echo "# a case that runs $CASE_TIMEOUT s ($KERNEL_TIMEOUT s in the kernel area) is ended, timed out"
 
