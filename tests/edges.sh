@@ -226,7 +226,7 @@ e_pv_words() {
 
 tcase e_out_help_version "every tool: --help and --version into /dev/full and a closed stdout: exit 1"
 e_out_help_version() {
-  for tool in $TOOLS; do
+  for tool in $TOOLS $WATCHERS; do
     for opt in --help -h --version -V; do
       run_status st "$tool" "$opt" > /dev/full 2> err
       status_in 1 st "$tool $opt > /dev/full"

@@ -459,7 +459,7 @@ listed_values() {
   [ -s want ] || { cat err >&2; fail "$*: no list of values in the message"; }
 }
 
-tcase t_completion_values "bash completion of values: patterns, --refill ways, --output-error modes, bench cases"
+tcase t_completion_values "bash completion of values: patterns, --refill ways, --output-error modes, bench cases, splice-top's pids and groups"
 t_completion_values() {
   completion_env
   listed_values "$PREFIX/bin/vmsplice" -p bogus
@@ -496,6 +496,11 @@ t_completion_values() {
   completing vmsplice-touser --compare some-f
   echo some-file > want
   offers "vmsplice-touser --compare some-f"
+  # splice-top: a pid as its operand, a process group after -g.
+  completing splice-top "$$"
+  grep -qx "$$" offered || fail "splice-top $$: not offered as a pid"
+  completing splice-top -g ""
+  grep -qx "$(stat_field $$ 3)" offered || fail "splice-top -g: this shell's group not offered"
 }
 
 run_area "$@"

@@ -26,6 +26,10 @@
 # unless BINDIR has each (find_tools); bench/run.sh builds each.
 # shellcheck disable=SC2034 # read by the scripts that source this file
 TOOLS="splice-cat splice-tee vmsplice vmsplice-touser splice-fromnet splice-tonet splice-buffer splice-bench"
+# The tools that watch and move no data: never run with --strict, and
+# optional in BINDIR (a guest of the kernel area has none).
+# shellcheck disable=SC2034 # read by the scripts that source this file
+WATCHERS="splice-top"
 
 # tcase [--alone|--long] FUNCTION "what it checks": the case's line of
 # `list` is FUNCTION, its kind (shared, long or alone) and what it checks.

@@ -5,7 +5,7 @@
 
 MAN=$TESTS/../man
 # The tools and the installed harness's command, which run.sh does not wrap.
-COMMANDS="$TOOLS splice-selftest"
+COMMANDS="$TOOLS $WATCHERS splice-selftest"
 PATH=$PATH:$BINDIR
 
 tcase t_lint "mandoc -Tlint: no warning in any page"

@@ -14,7 +14,7 @@ t_cppcheck() {
   (cd "$SRC" && cppcheck --enable=warning,style,performance,portability --std=c11 \
     -D_GNU_SOURCE -D__linux__ --quiet --inline-suppr --error-exitcode=1 \
     --suppress=variableScope \
-    ./*.c bench/*.c lib/*.c tests/*.c tests/probe/*.c fuzz/*.c) > out 2>&1 || { cat out >&2; fail "cppcheck"; }
+    ./*.c bench/*.c top/*.c lib/*.c tests/*.c tests/probe/*.c fuzz/*.c) > out 2>&1 || { cat out >&2; fail "cppcheck"; }
 }
 
 tcase --long t_clang_tidy "clang-tidy bugprone-* and cert-*: no warning"
@@ -22,7 +22,7 @@ t_clang_tidy() {
   need_source lib
   need clang-tidy
   # Every file in one clang-tidy: one a file cost 9 s, most of it startup.
-  clang-tidy --quiet "$SRC"/*.c "$SRC"/bench/*.c "$SRC"/lib/*.c -- -std=gnu11 -D_GNU_SOURCE \
+  clang-tidy --quiet "$SRC"/*.c "$SRC"/bench/*.c "$SRC"/top/*.c "$SRC"/lib/*.c -- -std=gnu11 -D_GNU_SOURCE \
     -D_FILE_OFFSET_BITS=64 -DSPLICE_TOOLS_VERSION='"0"' -I"$SRC" > out 2>&1 ||
     { cat out >&2; fail "clang-tidy"; }
   if grep -E 'warning:|error:' out >&2; then
@@ -35,7 +35,7 @@ t_clang_tidy() {
 # or its address taken.  files: the files, from the top of the tree.
 strip_c() {
   need cc
-  (cd "$SRC" && for f in ./*.c lib/*.c bench/*.c tests/*.c tests/probe/*.c fuzz/*.c; do
+  (cd "$SRC" && for f in ./*.c lib/*.c bench/*.c top/*.c tests/*.c tests/probe/*.c fuzz/*.c; do
     echo "${f#./}"
   done) > files
   # One cc for every file (a cc a file took 3 s): its line markers, left
