@@ -26,7 +26,7 @@
 /* Most sessions watched at once: those of the named pids. */
 #define SESSIONS_MAX 64
 /* The weight of the newest fill in a pipe's average. */
-#define FILL_WEIGHT 0.4
+#define FILL_WEIGHT 0.3
 
 static int proc_dir = -1;
 

@@ -15,8 +15,7 @@
 #include "splice.h"
 #include "top/top.h"
 
-/* A pipe stays full, or empty, when its average fill is past these. */
-#define FULL 0.5
+/* A stage without pipes is named only when it uses this much of a CPU. */
 #define BUSY_CPU 90.0
 /* Samples full with an idle reader before a pipe is called stalled. */
 #define STALLED_SAMPLES 2
@@ -215,12 +214,19 @@ has_writer(const struct top_sample *s, size_t i)
 	return false;
 }
 
-/* The stage whose input stays full and output empty, or that uses a whole CPU. */
+/*
+ * The stage that holds the others back: the one whose fill drops most from
+ * its input pipes to its output pipes (each averaged over the refreshes;
+ * a first stage's input counts as full, a last stage's output as empty),
+ * its share of a CPU added: input full and output empty, or a whole CPU,
+ * score 1 or more.  *in and *out: its lowest input and highest output
+ * fill, -1 where it has none.
+ */
 static size_t
 slowest(const struct top_sample *s, double *in, double *out)
 {
 	size_t best = NO_PROC, idx[32], n, i, k;
-	double best_in = -2, best_cpu = -1, lo, hi, avg;
+	double best_score = -2, lo, hi, avg, score;
 	bool ins, outs;
 
 	for (i = 0; i < s->nprocs; i++) {
@@ -246,18 +252,14 @@ slowest(const struct top_sample *s, double *in, double *out)
 				hi = avg > hi ? avg : hi;
 				outs = true;
 			}
-		if (!ins)
-			lo = -1;
-		if (!outs)
-			hi = -1;
-		if (p->cpu < BUSY_CPU && (!(ins || outs) || (ins && lo < FULL) || hi > FULL))
+		if (!ins && !outs && p->cpu < BUSY_CPU)
 			continue;
-		if (lo > best_in || (lo == best_in && p->cpu > best_cpu)) {
+		score = lo - hi + (p->cpu > 0 ? p->cpu / 100 : 0);
+		if (score > best_score) {
 			best = i;
-			best_in = lo;
-			best_cpu = p->cpu;
-			*in = lo;
-			*out = hi;
+			best_score = score;
+			*in = ins ? lo : -1;
+			*out = outs ? hi : -1;
 		}
 	}
 	return best;
