@@ -164,6 +164,39 @@ t_top_undisturbed() {
   reap_within "$top" 20 "splice-top, the pipeline ended"
 }
 
+tcase t_top_session "no operand: the pipelines of its own session; -g: a process group's; -a: every one"
+t_top_session() {
+  top_pipeline 2 'yes | sleep 300'
+  writer=$(stage 1) reader=$(stage 2)
+  wait_until "setup: yes never waited on the full pipe" sleeping "$writer"
+  wait_until "setup: sleep never ran" runs_prog "$reader" sleep
+  # In a session of its own beside a pipeline of its own: that one alone.
+  # The pipeline reads a FIFO this shell holds open: closed, it ends.
+  mkfifo fifo
+  exec 4<> fifo
+  run_status st setsid sh -c \
+    'cat fifo | tr a b > /dev/null & exec splice-top --numeric -n 2 -d 0.05' \
+    > own < /dev/null 2> err 4>&-
+  exec 4>&-
+  for p in $(record stage pid own); do
+    wait_until "the FIFO closed, its pipeline never ended" gone "$p"
+  done
+  status_in 0 st "splice-top in a session of its own"
+  record stage comm own | sort > comms
+  printf '%s\n' cat tr > want
+  same want comms
+  for way in "-g $SH" -a; do
+    # shellcheck disable=SC2086 # the option and its value
+    run_status st splice-top --numeric -n 1 -d 0.05 $way > out 2> err
+    status_in 0 st "splice-top $way"
+    record stage pid out > pids
+    grep -qx "$writer" pids && grep -qx "$reader" pids || { cat out >&2; fail "$way: not shown"; }
+  done
+  # -g: that group's alone.
+  run_status st splice-top --numeric -n 1 -d 0.05 -g "$SH" > out 2> err
+  [ "$(record stage pid out | wc -l)" = 2 ] || { cat out >&2; fail "-g: more than its group"; }
+}
+
 tcase t_top_gone "a pid that ended, a group of none: no such process, exit 1, no frame"
 t_top_gone() {
   sh -c 'exit 0' &
