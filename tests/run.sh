@@ -374,7 +374,7 @@ outcome() {
     read -r _status _cs < "$_res.result"
     { read -r _ _; read -r _user _sys; } < "$_res.times"
   fi
-  _title='' _limit=''
+  _title='' _limit='' _name=''
   eval "_title=\$title_$1 _limit=\$timeout_$1 _name=\$name_$1"
   echo "$_cs $1 $_user $_sys $_title" >> "$WORK/times"
   if [ "$_status" -eq 0 ]; then

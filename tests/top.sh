@@ -190,7 +190,10 @@ t_top_session() {
     run_status st splice-top --numeric -n 1 -d 0.05 $way > out 2> err
     status_in 0 st "splice-top $way"
     record stage pid out > pids
-    grep -qx "$writer" pids && grep -qx "$reader" pids || { cat out >&2; fail "$way: not shown"; }
+    if ! grep -qx "$writer" pids || ! grep -qx "$reader" pids; then
+      cat out >&2
+      fail "$way: the pipeline not shown"
+    fi
   done
   # -g: that group's alone.
   run_status st splice-top --numeric -n 1 -d 0.05 -g "$SH" > out 2> err

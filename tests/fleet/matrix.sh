@@ -53,8 +53,9 @@ while [ $# -gt 0 ]; do
 done
 if [ -n "$UPDATE" ]; then
   [ -w "$UPDATE" ] || usage_error "--update: $UPDATE: not a file it can write"
-  grep -q '^<!-- matrix -->$' "$UPDATE" && grep -q '^<!-- end of matrix -->$' "$UPDATE" ||
+  if ! grep -q '^<!-- matrix -->$' "$UPDATE" || ! grep -q '^<!-- end of matrix -->$' "$UPDATE"; then
     usage_error "--update: $UPDATE has no lines <!-- matrix --> and <!-- end of matrix -->"
+  fi
 fi
 
 if [ -n "$FROM" ]; then
@@ -98,7 +99,9 @@ else
 fi
 
 # The KTAP of each run, in its number's order.
-files=$(ls "$dir" | grep '^[0-9]*\.ktap$' | sort -n | sed "s,^,$dir/,")
+files=$(for f in "$dir"/[0-9]*.ktap; do
+  [ -f "$f" ] && echo "$f"
+done | awk -F/ '{ n = $NF; sub(/\.ktap$/, "", n); print n, $0 }' | sort -n | cut -d' ' -f2-)
 [ -n "$files" ] || { echo "$PROG: no N.ktap in $dir" >&2; exit 1; }
 
 # shellcheck disable=SC2086 # one file a word
