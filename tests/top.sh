@@ -100,9 +100,9 @@ t_top_bottleneck() {
   gz=$(stage 2)
   wait_until "setup: gzip never ran" runs_prog "$gz" gzip
   # Both views at once, over the same seconds.
-  run_status st.b splice-top -b -n 4 -d 0.5 "$gz" > out.b 2> err.b &
+  run_status st.b splice-top -b -n 3 -d 0.4 "$gz" > out.b 2> err.b &
   batch=$!
-  run_status st.n splice-top --numeric -n 4 -d 0.5 "$(stage 1)" > out.n 2> err.n
+  run_status st.n splice-top --numeric -n 3 -d 0.4 "$(stage 1)" > out.n 2> err.n
   wait "$batch"
   status_in 0 st.b "splice-top -b"
   status_in 0 st.n "splice-top --numeric"

@@ -306,8 +306,14 @@ known_mode(const struct top_proc *old, uint64_t inode, int fd)
 
 	for (i = 0; old && i < old->nends; i++)
 		if (old->ends[i].inode == inode && old->ends[i].fd == fd)
-			return old->ends[i].reads ? (old->ends[i].writes ? 'u' : 'r') : 'w';
-	return 0;
+			break;
+	if (!old || i == old->nends)
+		return 0;
+	if (old->ends[i].reads && old->ends[i].writes)
+		return 'u';
+	if (old->ends[i].reads)
+		return 'r';
+	return 'w';
 }
 
 /* Reads p's descriptors: its pipe ends and files.  0, or -1 with errno. */
