@@ -20,27 +20,33 @@ static const char options[] =
 	"\t" PATTERN_NAMES ",\n"
 	"\tand name the first wrong offset\n"
 	"- compare FILE\tcheck the bytes against FILE; at the first difference\n"
-	"\tsay where, as cmp - FILE does, and exit 1\n"
+	"\tsay where, as cmp - FILE does, and exit 1; exit 2 for\n"
+	"\ttrouble (FILE missing, a directory, a read error)\n"
 	"d dump\twrite the bytes in hex and ASCII, as od -A d -t x1z -v\n"
 	"c count\twrite the number of bytes read\n"
 	"s size SIZE\tread SIZE bytes, then stop, or inf (the default: to\n"
 	"\tthe end of the input)\n"
 	"- chunk SIZE\tread at most SIZE bytes per call (default: half the\n"
 	"\tpipe, 64K to 1M; other input 1M)\n"
-	"n nonblock\tSPLICE_F_NONBLOCK, waiting in poll(2)\n";
+	"n nonblock\tSPLICE_F_NONBLOCK, waiting in poll(2)\n"
+	"- quiet\tsay nothing of a difference, the exit status alone\n"
+	"\ttells (cmp -s; -s is --size here)\n"
+	"- silent\tthe same as --quiet\n";
 #define WITH 0
 /* The codes of the options without a letter, in their order in options[]. */
 enum {
 	OPT_VERIFY = OPT_TOOL_FIRST,
 	OPT_COMPARE,
 	OPT_CHUNK,
+	OPT_QUIET,
+	OPT_SILENT,
 };
 
 static void
 help(void)
 {
 	printf("Usage: %s [-cdn] [-s SIZE|inf] [--verify PATTERN | --compare FILE]\n"
-	    "       [--chunk SIZE] [-v] [--strict] [--progress] [--name NAME]\n"
+	    "       [--quiet] [--chunk SIZE] [-v] [--strict] [--progress] [--name NAME]\n"
 	    "       [--interval SECS] [--numeric] [--pipe-size SIZE]\n"
 	    "Read standard input, a pipe, into user memory with vmsplice(2), and check,\n"
 	    "dump or count what came.\n"
@@ -141,19 +147,23 @@ struct comparison {
 	uint64_t newlines;	/* in the bytes that matched so far */
 	bool ends_line;		/* the last byte that matched was a newline */
 	bool differ;		/* the bytes differ: "- FILE differ" was written */
+	bool shorter;		/* one ended first: "EOF on NAME" was said */
+	bool quiet;		/* --quiet: neither said */
 };
 
 /* cmp's words for an input that ended first: "EOF on NAME after byte N, line L". */
 static void
-compare_eof(const struct comparison *c, const char *name, uint64_t bytes)
+compare_eof(struct comparison *c, const char *name, uint64_t bytes)
 {
 	/* A last line that is not whole is the line "in" which the input ended. */
 	uint64_t line = c->ends_line ? c->newlines : c->newlines + 1;
 
-	if (bytes == 0)
-		warn_msg("EOF on %s which is empty", name);
-	else
-		warn_msg("EOF on %s after byte %llu, %sline %llu", name, (unsigned long long)bytes,
+	/* A difference, not trouble: status 1, as cmp's. */
+	c->shorter = true;
+	if (!c->quiet && bytes == 0)
+		note("EOF on %s which is empty", name);
+	else if (!c->quiet)
+		note("EOF on %s after byte %llu, %sline %llu", name, (unsigned long long)bytes,
 		    c->ends_line ? "" : "in ", (unsigned long long)line);
 }
 
@@ -199,7 +209,8 @@ compare_block(struct comparison *c, uint64_t total, const unsigned char *buf, si
 		int n = snprintf(line, sizeof(line), "- %s differ: byte %llu, line %llu\n", c->name,
 		    (unsigned long long)byte, (unsigned long long)line_number);
 
-		out_put(line, n < (int)sizeof(line) ? (size_t)n : sizeof(line) - 1);
+		if (!c->quiet)
+			out_put(line, n < (int)sizeof(line) ? (size_t)n : sizeof(line) - 1);
 		c->differ = true;
 	} else if (have < len)
 		compare_eof(c, c->name, total + have);
@@ -223,6 +234,7 @@ compare_end(struct comparison *c, uint64_t total)
 struct touser_job {
 	struct pattern pattern;		/* --verify */
 	bool verify, dumping, counting, nonblock;
+	bool wrong;			/* --verify found a wrong byte */
 	bool chunk_given;		/* --chunk: else the pipe's rule */
 	uint64_t chunk_bytes;		/* the buffer, and most bytes per call */
 	uint64_t size;			/* -s: bytes to read, TO_EOF: all */
@@ -252,6 +264,10 @@ parse_options(int argc, char *argv[], struct touser_job *job)
 		case 's':
 			job->size = strcmp(optarg, "inf") == 0 ? TO_EOF :
 			    option_size("--size", optarg);
+			break;
+		case OPT_QUIET:
+		case OPT_SILENT:
+			job->compare.quiet = true;
 			break;
 		case OPT_CHUNK:
 			job->chunk_bytes = option_size("--chunk", optarg);
@@ -303,9 +319,11 @@ check_block(struct touser_job *job, uint64_t total, const unsigned char *buf, si
 
 		good = pattern_check(&job->pattern, total, buf, n);
 		bad = total + good;
-		if (good < n)
-			warn_msg("standard input: byte %llu is 0x%02x, expected 0x%02x"
-			    " (pattern %s)", (unsigned long long)bad, buf[good],
+		job->wrong = good < n;
+		/* Bytes counted from 1, as --compare and cmp count them. */
+		if (job->wrong && !job->compare.quiet)
+			note("standard input: byte %llu is 0x%02x, expected 0x%02x"
+			    " (pattern %s)", (unsigned long long)bad + 1, buf[good],
 			    pattern_byte(&job->pattern, bad), pattern_label(&job->pattern));
 	} else if (job->compare.fd >= 0)
 		good = compare_block(&job->compare, total, buf, n);
@@ -417,7 +435,11 @@ report_result(const struct touser_job *job, struct dumper *dumper, uint64_t tota
 	if (job->counting)
 		put_number(total, "%llu\n");
 	out_flush();
-	if (exit_status() == 0 && !job->compare.differ && common.verbose) {
+	if (!job->verify && !job->compare.name && !job->dumping && !job->counting)
+		note("%llu byte%s read and dropped: -c counts them, --verify or --compare"
+		    " checks them, -d dumps them", (unsigned long long)total, plural_s(total));
+	if (exit_status() == 0 && !job->compare.differ && !job->compare.shorter && !job->wrong &&
+	    common.verbose) {
 		if (job->verify)
 			note("%llu bytes match pattern %s", (unsigned long long)total,
 			    pattern_label(&job->pattern));
@@ -444,18 +466,22 @@ main(int argc, char *argv[])
 	(void)tool_start(STD_FD(STDIN_FILENO) |
 	    (job.dumping || job.counting || job.compare.name ? STD_FD(STDOUT_FILENO) : 0),
 	    COUNT_MOVED);
+	/* --compare's trouble is 2, as cmp's. */
 	if (exit_status() != 0)
-		return exit_status();
+		return job.compare.name ? EXIT_USAGE : exit_status();
 	left = fd_size_left(STDIN_FILENO);
 	account_set_total(left < job.size ? left : job.size);
 	status_pipes(STDIN_FILENO, -1);
 	if (!open_inputs(&job, &in_pipe) || (buf = map_buffers(&job)) == NULL)
-		return EXIT_ERROR;
+		return job.compare.name ? EXIT_USAGE : EXIT_ERROR;
 	report_result(&job, &dumper, read_input(&job, in_pipe, buf, &dumper));
 	if (!out_failed && close(STDOUT_FILENO) < 0 && errno != EBADF)
 		warn_errno("standard output");
 	if (job.compare.fd >= 0)
 		close(job.compare.fd);
-	/* As cmp: bytes that differ are status 1, with no message but cmp's line. */
-	return job.compare.differ && exit_status() == 0 ? EXIT_ERROR : exit_status();
+	/* As cmp: bytes that differ, or one input shorter, 1; trouble 2. */
+	if (job.compare.name && exit_status() != 0)
+		return EXIT_USAGE;
+	return job.compare.differ || job.compare.shorter || job.wrong ? EXIT_ERROR :
+	    exit_status();
 }

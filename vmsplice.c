@@ -553,6 +553,12 @@ main(int argc, char *argv[])
 
 	set_progname(argv);
 	size = parse_options(argc, argv, &size_given);
+	/* As gzip and zstd: binary to a terminal only when asked for by -s. */
+	if (!size_given && isatty(STDOUT_FILENO)) {
+		warn_msg("standard output is a terminal: give -s SIZE to write there anyway,"
+		    " or redirect it");
+		return EXIT_ERROR;
+	}
 	(void)tool_start(STD_FD(STDOUT_FILENO), COUNT_MOVED);
 	if (exit_status() != 0)
 		return exit_status();

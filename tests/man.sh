@@ -93,6 +93,23 @@ t_man_punctuation() {
   done
 }
 
+tcase t_man_messages "every system error message a page quotes renders whole (mdoc reads a leading No as a macro)"
+t_man_messages() {
+  need_source man
+  need man col
+  for page in "$MAN"/*.[17]; do
+    rendered "$page"
+    tr -s ' \n' '  ' < page.txt > flat
+    for msg in "No space left on device" "No such file or directory" "Is a directory" \
+      "Broken pipe" "Bad file descriptor" "Permission denied" "Operation not permitted" \
+      "Connection refused" "Connection reset by peer" "Invalid argument"; do
+      # In the source, a message may be split across a line's macros.
+      grep -q "$(echo "$msg" | sed 's/ /.*/g')" "$page" || continue
+      grep -q "$msg" flat || fail "${page##*/}: quotes '$msg', renders it otherwise"
+    done
+  done
+}
+
 tcase t_man_names_all "splice-selftest(1) names every area of the harness; splice-tools(7) every command"
 t_man_names_all() {
   need_source man

@@ -440,7 +440,7 @@ t_vmsplice_usage_errors() {
   done
 }
 
-tcase t_verify_mismatch "--verify names the first wrong offset, exit 1; a short stream is not wrong"
+tcase t_verify_mismatch "--verify names the first wrong byte, counted from 1 as --compare and cmp count, exit 1; --quiet says nothing; a short stream is not wrong"
 t_verify_mismatch() {
   gen f -p seq -s 100000
   # Change byte 70001.
@@ -448,13 +448,19 @@ t_verify_mismatch() {
   [ "$(wc -c < g)" -eq 100000 ] || fail "could not make g"
   run_status st sh -c 'cat g | vmsplice-touser --verify seq' 2> err
   status_in 1 st "verify of a changed stream"
-  mentions err "vmsplice-touser: standard input: byte 70001 is 0x5a, expected 0x11 (pattern seq)"
+  mentions err "vmsplice-touser: standard input: byte 70002 is 0x5a, expected 0x11 (pattern seq)"
+  # cmp numbers the same byte the same way.
+  cmp f g > cmp.out || :
+  mentions cmp.out "byte 70002,"
   run_status st sh -c 'cat f | vmsplice-touser --verify ramp' 2> err
   status_in 1 st "seq checked as ramp"
-  mentions err "byte 1 is 0x00, expected 0x01"
+  mentions err "byte 2 is 0x00, expected 0x01"
   run_status st sh -c 'vmsplice -p random:1 | vmsplice-touser --verify random:2' 2> err
   status_in 1 st "another seed"
-  mentions err "byte 0 is"
+  mentions err "byte 1 is"
+  run_status st sh -c 'cat g | vmsplice-touser --verify seq --quiet' > out 2> err
+  status_in 1 st "--verify --quiet of a changed stream"
+  [ ! -s out ] && [ ! -s err ] || fail "--verify --quiet said something"
   head -c 4097 f | vmsplice-touser --verify seq || fail "a prefix is right"
 }
 
@@ -628,7 +634,7 @@ like_cmp() {
   status "$(cat ref.st)" "$(cat st)" "vmsplice-touser --compare $1 (cmp - $1)"
 }
 
-tcase t_touser_compare "vmsplice-touser --compare FILE: cmp's message and status on the first difference"
+tcase t_touser_compare "vmsplice-touser --compare FILE: cmp's message and status on the first difference, 2 for trouble, --quiet as cmp -s"
 t_touser_compare() {
   seq 1 300000 > in
   cp in same
@@ -649,10 +655,26 @@ t_touser_compare() {
   : > in
   like_cmp long
   like_cmp empty
-  # A FILE that cannot be read: named, exit 1 (cmp: 2; ours are 0 1 2).
+  # Trouble is 2, as cmp's: a FILE missing, a directory, unreadable.
+  for file in missing . ; do
+    : | run_status st cmp - "$file" 2> /dev/null
+    status_in 2 st "cmp - $file"
+    : | run_status st vmsplice-touser --compare "$file" 2> err
+    status_in 2 st "--compare $file"
+  done
+  mentions err "vmsplice-touser: \.: Is a directory"
   : | run_status st vmsplice-touser --compare missing 2> err
-  status_in 1 st "--compare missing"
   mentions err "vmsplice-touser: missing: No such file or directory"
+  # --quiet and --silent: cmp -s's silence, the same statuses.
+  for quiet in --quiet --silent; do
+    for file in same changed short empty missing; do
+      run_status st.cmp cmp -s - "$file" < in
+      run_status st vmsplice-touser "$quiet" --compare "$file" < in > out 2> err
+      status_in "$(cat st.cmp)" st "vmsplice-touser $quiet --compare $file (cmp -s)"
+      [ ! -s out ] || fail "$quiet --compare $file wrote on stdout"
+      [ "$file" = missing ] || [ ! -s err ] || fail "$quiet --compare $file said something"
+    done
+  done
 }
 
 # seq_count FILE: what `vmsplice-touser --verify seq -c` printed must be 8 MiB.
@@ -693,7 +715,7 @@ t_touser_dump_stops_at_mismatch() {
   head -c 19 in | od -A d -t x1z -v > ref
   { cat in | run_status st vmsplice-touser --verify zero -d 2> err; } | cat > out
   status_in 1 st "vmsplice-touser --verify zero -d, a wrong byte"
-  mentions err "18"
+  mentions err "byte 19 is 0x01"
   same ref out
 }
 
@@ -877,6 +899,27 @@ t_touser_refused() {
     run_status st inject vmsplice:ENOSYS:3 vmsplice-touser --chunk 64K --verify seq -c > n 2> err
   status_in 1 st "vmsplice-touser with ENOSYS"
   mentions err "vmsplice-touser: standard input: Function not implemented"
+}
+
+tcase t_terminal_habits \
+  "on a 40- and an 80-column terminal: vmsplice without -s refuses, as gzip does; with -s it writes; vmsplice-touser with nothing to do says what it did"
+t_terminal_habits() {
+  pty=$(helper pty-screen)
+  for cols in 40 80; do
+    run_status st "$pty" -s "${cols}x24" -o raw -- vmsplice > screen
+    status_in 1 st "vmsplice on a ${cols}-column terminal"
+    # The words, however the terminal wrapped them.
+    tr -d ' \n' < screen | grep -q "standardoutputisaterminal:give-sSIZEtowritethereanyway,orredirectit" ||
+      { cat screen >&2; fail "$cols columns: no refusal on the screen"; }
+    [ "$(tr -cd '\000' < raw | wc -c)" = 0 ] || fail "$cols columns: binary written to the terminal"
+    run_status st "$pty" -s "${cols}x24" -- vmsplice -s 7 -p text:abc > screen
+    status_in 0 st "vmsplice -s 7 on a ${cols}-column terminal"
+    mentions screen "^abcabca"
+  done
+  # Nothing asked of vmsplice-touser: the count, and what would check it.
+  printf abc | vmsplice-touser > out 2> err || fail "vmsplice-touser with no option"
+  [ ! -s out ] || fail "vmsplice-touser with no option wrote on stdout"
+  mentions err "^vmsplice-touser: 3 bytes read and dropped: -c counts them"
 }
 
 run_area "$@"
