@@ -27,14 +27,14 @@ static _Atomic uint64_t total_bytes;
 static _Atomic uint64_t total_known = TO_EOF;
 
 static const char *const method_names[M_COUNT] = {
-	[M_SPLICE] = "splice",
-	[M_SPLICE_PIPE] = "splice via pipe",
-	[M_COPY_RANGE] = "copy_file_range",
+	[M_SPLICE] = "splice(2)",
+	[M_SPLICE_PIPE] = "splice(2) through a pipe",
+	[M_COPY_RANGE] = "copy_file_range(2)",
 	[M_CLONE] = "FICLONE",
-	[M_SENDFILE] = "sendfile",
-	[M_TEE] = "tee",
-	[M_VMSPLICE] = "vmsplice",
-	[M_READ_WRITE] = "read/write",
+	[M_SENDFILE] = "sendfile(2)",
+	[M_TEE] = "tee(2)",
+	[M_VMSPLICE] = "vmsplice(2)",
+	[M_READ_WRITE] = "read(2)/write(2)",
 };
 
 void
@@ -165,8 +165,9 @@ report_methods(void)
 
 		if (n == 0)
 			continue;
-		note("%s: %llu bytes in %.3f s (%.1f MiB/s)", method_names[m],
-		    (unsigned long long)n, secs, secs > 0 ? (double)n / 1048576.0 / secs : 0.0);
+		/* The tool once, then the method: "vmsplice: N bytes by vmsplice(2) in ...". */
+		note("%llu bytes by %s in %.3f s (%.1f MiB/s)", (unsigned long long)n,
+		    method_names[m], secs, secs > 0 ? (double)n / 1048576.0 / secs : 0.0);
 	}
 	if (account_bytes() == 0)
 		note("0 bytes moved");

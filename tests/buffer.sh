@@ -430,7 +430,7 @@ b_signals() {
     status $((128 + n)) "$st" "splice-buffer after SIG$sig"
     [ "$(tail -n 2 err | head -n 1 | grep -c -E 'copied, .*% full$')" -eq 1 ] ||
       { cat err >&2; fail "SIG$sig: no last status line before the totals"; }
-    mentions err ": splice: [0-9]* bytes in [0-9.]* s"
+    mentions err ": [0-9]* bytes by splice(2) in [0-9.]* s"
     wait "$gen" || :
     wait "$sink" || :
   done

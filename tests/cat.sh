@@ -77,7 +77,7 @@ t_clone() {
   same in out
   [ "$(clone_calls trace)" -eq 1 ] || { cat trace >&2; fail "FICLONE not tried once"; }
   if grep -q 'FICLONE, 3) = 0' trace; then
-    mentions err "FICLONE: 3000000 bytes"
+    mentions err "3000000 bytes by FICLONE"
   else
     # This file system cannot clone: the rest in one request.
     grep -q 'copy_file_range(3, NULL, 1, NULL, 3000000, 0) = 3000000' trace ||
@@ -89,7 +89,7 @@ t_clone() {
       2> err2 || { cat err2 >&2; fail "splice-cat under FICLONE $err"; }
     same in out2
     [ "$(clone_calls trace2)" -eq 1 ] || fail "FICLONE not tried under $err"
-    mentions err2 "copy_file_range: 3000000 bytes"
+    mentions err2 "3000000 bytes by copy_file_range(2)"
   done
   # Not tried: an output with bytes in it, an output not at offset 0, --count,
   # --chunk, the second operand; the copies are still right.
@@ -137,7 +137,7 @@ t_file_to_file_pipe() {
   inject -o trace copy_file_range:EXDEV splice-cat --verbose in > out 2> err ||
     { cat err >&2; fail "splice-cat exit"; }
   same in out
-  mentions err "splice via pipe: 3000000 bytes"
+  mentions err "3000000 bytes by splice(2) through a pipe"
   grep -q 'splice(' trace || fail "no splice call in the trace"
 }
 
@@ -296,7 +296,7 @@ t_inject_enosys() {
   run_status st inject splice:ENOSYS splice-cat --verbose f 2> err | cat > out
   status_in 0 st "splice-cat under ENOSYS"
   same f out
-  mentions err "read/write: 1000000 bytes"
+  mentions err "1000000 bytes by read(2)/write(2)"
   cat f | inject splice:ENOSYS splice-cat > out2 || fail "pipe to file under ENOSYS"
   same f out2
 }
@@ -337,7 +337,7 @@ t_cat_options() {
   splice-cat --chunk 4097 f | splice-cat --chunk 1K > o2 && same f o2
   splice-cat --verbose f 2> err | cat > o3
   same f o3
-  mentions err "splice: 1048583 bytes"
+  mentions err "1048583 bytes by splice(2)"
   splice-cat --progress f > o4 2> err
   same f o4
   mentions err "1048583 bytes"
@@ -529,11 +529,11 @@ t_fmt_cat_letters() {
   splice-cat --verbose -n f > out3 2> err3
   cat -n f > ref3
   same ref3 out3
-  mentions err3 "read/write: 8 bytes"
+  mentions err3 "8 bytes by read(2)/write(2)"
   # Without a formatting option, the zero-copy path, byte for byte.
   splice-cat --verbose f 2> err4 | cat > out4
   same f out4
-  mentions err4 "splice: 8 bytes"
+  mentions err4 "8 bytes by splice(2)"
 }
 
 tcase t_fmt_strict "--strict with a formatting option: usage error, exit 2, nothing written"

@@ -189,8 +189,8 @@ k_splice01() {
   run_status st splice-cat --verbose in 2> err1 | splice-cat --verbose > out2 2> err2
   status_in 0 st "splice-cat in | splice-cat > out2"
   same in out2
-  mentions err1 "splice-cat: splice: 1024 bytes"
-  mentions err2 "splice-cat: splice: 1024 bytes"
+  mentions err1 "splice-cat: 1024 bytes by splice(2)"
+  mentions err2 "splice-cat: 1024 bytes by splice(2)"
 }
 
 tcase k_splice02 "splice02: 512-byte writes spliced on 1024 bytes a call into a file, byte-exact"
@@ -204,7 +204,7 @@ k_splice02() {
   random_file in 200000
   cat in | splice-cat --verbose > out2 2> err || { cat err >&2; fail "cat in | splice-cat > out2"; }
   same in out2
-  mentions err "splice-cat: splice: 200000 bytes"
+  mentions err "splice-cat: 200000 bytes by splice(2)"
 }
 
 tcase k_splice03_ebadf "splice03: EBADF for a bad fd in or out, write-only input, read-only output"
@@ -250,7 +250,7 @@ k_splice04() {
   { cat in | run_status st splice-cat --verbose 2> err; } | cat > out2
   status_in 0 st "cat | splice-cat | cat"
   same in out2
-  mentions err "splice-cat: splice: $n bytes"
+  mentions err "splice-cat: $n bytes by splice(2)"
 }
 
 tcase k_splice05 "splice05: pipe -> AF_UNIX stream socket -> pipe, byte-exact"
@@ -268,7 +268,7 @@ k_splice06_read() {
     run_status st splice-cat --verbose "$f" 2> err | cat > out
     status_in 0 st "splice-cat $f | cat"
     same ref out
-    mentions err "splice-cat: splice: $(wc -c < ref) bytes"
+    mentions err "splice-cat: $(wc -c < ref) bytes by splice(2)"
   done
 }
 
@@ -286,7 +286,7 @@ k_splice06_write() {
   printf '%s\n' "$max" > /proc/sys/fs/pipe-max-size
   [ "$(cat /proc/sys/fs/pipe-max-size)" = "$max" ] || fail "pipe-max-size not restored to $max"
   status_in 0 st "splice-cat > /proc/sys/fs/pipe-max-size"
-  mentions err "splice-cat: splice: $(printf '%s\n' $((2 * max)) | wc -c) bytes"
+  mentions err "splice-cat: $(printf '%s\n' $((2 * max)) | wc -c) bytes by splice(2)"
   [ "$got" = $((2 * max)) ] || fail "spliced $((2 * max)) into pipe-max-size, read back $got"
   # A string, in a UTS namespace of its own so the machine's name stays.
   need unshare
@@ -296,7 +296,7 @@ k_splice06_write() {
     { cat err2 >&2; fail "splice into domainname"; }
   echo splice-probe-domain > ref
   same ref out
-  mentions err2 "splice-cat: splice: 19 bytes"
+  mentions err2 "splice-cat: 19 bytes by splice(2)"
 }
 
 tcase k_splice07 "splice07: every pair of 25 fd kinds where a side cannot splice: EBADF or EINVAL"
@@ -342,7 +342,7 @@ k_splice09() {
   [ "$got" = "ok 1024" ] || fail "splice to /dev/zero: the kernel said '$got'"
   for dev in /dev/null /dev/zero; do
     cat in | splice-cat --verbose > "$dev" 2> err || { cat err >&2; fail "cat | splice-cat > $dev"; }
-    mentions err "splice-cat: splice: 1024 bytes"
+    mentions err "splice-cat: 1024 bytes by splice(2)"
   done
 }
 
@@ -376,7 +376,7 @@ k_tee01() {
   status_in 0 st "splice-cat | splice-tee t1 | splice-cat"
   same big t1
   same big t2
-  mentions err "splice-tee: tee: 3000000 bytes"
+  mentions err "splice-tee: 3000000 bytes by tee(2)"
 }
 
 tcase k_tee02 "tee02: EINVAL for a non-pipe input, a non-pipe output, and the same pipe"
@@ -394,7 +394,7 @@ k_vmsplice01() {
   run_status st vmsplice -v -s 128K -p ramp 2> err | splice-cat > out2
   status_in 0 st "vmsplice -s 128K -p ramp | splice-cat"
   same ref out2
-  mentions err "vmsplice: vmsplice: 131072 bytes"
+  mentions err "vmsplice: 131072 bytes by vmsplice(2)"
 }
 
 tcase k_vmsplice02 "vmsplice02: EBADF for a bad fd and for a file, written or read, EINVAL past IOV_MAX iovecs"
@@ -409,7 +409,7 @@ k_vmsplice03() {
   same in out
   probe ramp 65536 | vmsplice-touser -v --verify ramp 2> err ||
     { cat err >&2; fail "vmsplice-touser --verify ramp"; }
-  mentions err "vmsplice-touser: vmsplice: 65536 bytes"
+  mentions err "vmsplice-touser: 65536 bytes by vmsplice(2)"
 }
 
 tcase k_vmsplice04 "vmsplice04: a full pipe: EAGAIN with SPLICE_F_NONBLOCK, else vmsplice waits"
@@ -883,8 +883,8 @@ same
   *) fail "splice-cat to another file system: '$got'" ;;
   esac
   case $got in
-  *"splice-cat: copy_file_range: 3000000 bytes"*) echo "NOTE: splice-cat used copy_file_range" ;;
-  *"splice-cat: splice via pipe: 3000000 bytes"*) echo "NOTE: splice-cat spliced through a pipe" ;;
+  *"splice-cat: 3000000 bytes by copy_file_range(2)"*) echo "NOTE: splice-cat used copy_file_range" ;;
+  *"splice-cat: 3000000 bytes by splice(2) through a pipe"*) echo "NOTE: splice-cat spliced through a pipe" ;;
   *) fail "splice-cat to another file system, another way: '$got'" ;;
   esac
 }

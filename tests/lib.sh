@@ -622,7 +622,7 @@ ends_by() {
   case $1 in HUP) _n=1 ;; INT) _n=2 ;; TERM) _n=15 ;; esac
   status $((128 + _n)) "$_st" "$2 after SIG$1"
   mentions "$4" "[0-9] bytes.* copied, "
-  case $2 in splice-bench*) ;; *) mentions "$4" ": [a-z/ ]*: [0-9]* bytes in [0-9.]* s" ;; esac
+  case $2 in splice-bench*) ;; *) mentions "$4" ": [0-9]* bytes by [a-zA-Z_/() 0-9]* in [0-9.]* s" ;; esac
 }
 
 # ---- signals mid-transfer ------------------------------------------------------

@@ -58,16 +58,16 @@ t_methods() {
   receive_done "pipe"
   same f out
   mentions serr "splice-tonet: connected to 127.0.0.1 $PORT"
-  mentions serr "splice-tonet: splice: 3000000 bytes"
+  mentions serr "splice-tonet: 3000000 bytes by splice(2)"
   mentions err "splice-fromnet: connection from 127.0.0.1 port"
-  mentions err "splice-fromnet: splice: 3000000 bytes"
+  mentions err "splice-fromnet: 3000000 bytes by splice(2)"
   mentions err "3000000 bytes received"
   receive 127.0.0.1 file -v
   send 127.0.0.1 file f -v
   receive_done "file"
   same f out
-  mentions serr "splice-tonet: sendfile: 3000000 bytes"
-  mentions err "splice-fromnet: splice via pipe: 3000000 bytes"
+  mentions serr "splice-tonet: 3000000 bytes by sendfile(2)"
+  mentions err "splice-fromnet: 3000000 bytes by splice(2) through a pipe"
 }
 
 tcase t_strict "--strict on both sides, every stdin/stdout kind: no fallback, byte-exact"

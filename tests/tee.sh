@@ -46,9 +46,9 @@ t_verbose_methods() {
   random_file in 3000000
   cat in | splice-tee -v f1 f2 f3 2> err | cat > out
   all_same in out f1 f2 f3
-  mentions err "tee: 9000000 bytes"
-  mentions err "splice: 3000000 bytes"
-  ! grep -q "read/write" err || fail "a fallback was used: $(cat err)"
+  mentions err "9000000 bytes by tee(2)"
+  mentions err "3000000 bytes by splice(2)"
+  ! grep -q "read(2)/write(2)" err || fail "a fallback was used: $(cat err)"
   # What the methods sum, output by output.
   for o in "standard output" f1 f2 f3; do
     mentions err "^splice-tee: $o: 3000000 bytes$"
@@ -56,7 +56,7 @@ t_verbose_methods() {
   # One output: the input is spliced straight to it.
   cat in | splice-tee -v 2> err | cat > out
   same in out
-  mentions err "splice: 3000000 bytes"
+  mentions err "3000000 bytes by splice(2)"
   ! grep -q "^splice-tee: tee:" err || fail "tee(2) used with one output"
 }
 
@@ -406,16 +406,16 @@ t_inject() {
   { cat in | run_status st inject tee:ENOSYS splice-tee -v f1 f2 2> err; } | cat > out
   status_in 0 st "splice-tee under tee ENOSYS"
   all_same in out f1 f2
-  mentions err "read/write: 9000000 bytes"
+  mentions err "9000000 bytes by read(2)/write(2)"
   { cat in | run_status st inject splice:ENOSYS splice-tee -v f1 2> err; } | cat > out
   status_in 0 st "splice-tee under splice ENOSYS"
   all_same in out f1
-  mentions err "read/write: 3000000 bytes"
+  mentions err "3000000 bytes by read(2)/write(2)"
   # stdin a file and splice(2) refused: read into the internal pipe.
   inject splice:ENOSYS splice-tee -v f1 f2 < in > out 2> err ||
     fail "splice-tee < file under splice ENOSYS"
   all_same in out f1 f2
-  mentions err "read/write"
+  mentions err "bytes by read(2)/write(2)"
   # --strict: the refusal is an error that names tee.
   { cat in | run_status st inject tee:ENOSYS splice-tee --strict f1 2> err; } | cat > out
   status_in 1 st "splice-tee --strict under tee ENOSYS"

@@ -345,7 +345,8 @@ t_verbose() {
   vmsplice -v -p seq -s 8M 2> err | cat > /dev/null
   mentions err "pipe 1048576 bytes (256 pages)"
   mentions err "fresh pages"
-  mentions err "vmsplice: 8388608 bytes in .* MiB/s"
+  # The tool named once: not "vmsplice: vmsplice: ...".
+  mentions err "^vmsplice: 8388608 bytes by vmsplice(2) in .* MiB/s"
   vmsplice -v -p zero -s 8M 2> err | cat > /dev/null
   mentions err "filled once"
   vmsplice -v --reuse -p seq -s 8M 2> err | cat > /dev/null
@@ -384,7 +385,7 @@ t_vmsplice_stdout_not_pipe() {
   vmsplice -p random:5 --clear -s 5M > file || fail "--clear > file"
   [ "$(vmsplice-touser --verify random:5 -c < file)" -eq 5242880 ] || fail "--clear > file"
   vmsplice -s 1G -p seq -v > /dev/null 2> err || fail "vmsplice > /dev/null"
-  mentions err "read/write: 1073741824 bytes"
+  mentions err "1073741824 bytes by read(2)/write(2)"
 }
 
 tcase t_strict_not_pipe "--strict with stdout not a pipe: exit 1, says it needs a pipe"
@@ -480,7 +481,7 @@ t_touser_dump_count() {
   if [ -z "${STRICT:-}" ]; then
     vmsplice-touser -v -d < r > out 2> err || fail "stdin a file"
     same ref out
-    mentions err "read/write: 300000 bytes"
+    mentions err "300000 bytes by read(2)/write(2)"
   fi
 }
 
