@@ -28,11 +28,11 @@ t_selftest_destdir() {
   [ "$(cat st)" -eq 0 ] || cat out >&2
   status_in 0 st "splice-selftest t_to_pipe k_splice01 fuzz static man t_suite_args"
   mentions out "tools from $PREFIX/bin\$"
-  grep -q '^ok [0-9]* - cat: .*)$' out || { cat out >&2; fail "t_to_pipe did not pass"; }
-  grep -q '^ok [0-9]* - kernel: splice01: .*)$' out ||
+  grep -q '^ok [0-9]* t_to_pipe - cat: .*)$' out || { cat out >&2; fail "t_to_pipe did not pass"; }
+  grep -q '^ok [0-9]* k_splice01 - kernel: splice01: .*)$' out ||
     { cat out >&2; fail "k_splice01 did not pass: helper not found?"; }
   for area in fuzz static man bench; do
-    grep -q "^ok [0-9]* - $area: .* # SKIP needs .* from the source tree" out ||
+    grep -q "^ok [0-9]* [a-z_0-9]* - $area: .* # SKIP needs .* from the source tree" out ||
       { cat out >&2; fail "$area: no case skipped for want of the source tree"; }
   done
   tail -n 1 out | grep -q '^[1-9][0-9]* passed, 0 failed, [1-9][0-9]* skipped$' ||
@@ -180,10 +180,12 @@ EOF
     > out 2>&1
   [ "$(cat st)" -ne 124 ] || { cat out >&2; fail "the harness waited for ever for a stuck case"; }
   status_in 1 st "run.sh stuck"
-  mentions out "^not ok 1 - stuck: stops its timeout (stuck)$"
+  mentions out "^not ok 1 t_stuck - stuck: stops its timeout (stuck)$"
   mentions out "^#   STUCK: still running 2 s after its 1 s timeout$"
   mentions out "^#   STUCK: pid [0-9]* state T in .*timeout"
-  mentions out "^ok 2 - stuck: passes"
+  mentions out "^ok 2 t_after - stuck: passes"
+  # The command that reruns the failed ones, by id.
+  mentions out "^# rerun the failed: run.sh t_stuck$"
   mentions out "^1 passed, 1 failed$"
 }
 
@@ -234,10 +236,10 @@ EOF
   for way in $ways; do
     out=out.$way
     status 1 "$(cat "st.$way")" "run.sh, a case timed out ($way)"
-    mentions "$out" "^not ok 1 - hang: waits in a pipe's read (timed out after 2 s)$"
+    mentions "$out" "^not ok 1 t_hang - hang: waits in a pipe's read (timed out after 2 s)$"
     mentions "$out" "^#   TIMEOUT: still running after its 2 s$"
     mentions "$out" "^#   TIMEOUT: pid [0-9]* state S in [a-z_]*pipe_read, system call [0-9]*: cat"
-    mentions "$out" "^ok 2 - hang: passes"
+    mentions "$out" "^ok 2 t_after - hang: passes"
     mentions "$out" "^1 passed, 1 failed$"
     grep -q STUCK "$out" && { cat "$out" >&2; fail "$way: the case was not ended by SIGTERM"; }
     # TAP alone: its lines, comments, the plan, and the closing count.
@@ -247,7 +249,7 @@ EOF
     [ ! -s "err.$way" ] || { cat "err.$way" >&2; fail "$way: the harness said something on stderr"; }
   done
   mentions out "^# a case that runs 300 s (1 s in the kernel area) is ended, timed out$"
-  mentions out "^not ok 1 - kernel: waits in a pipe's read (timed out after 1 s)$"
+  mentions out "^not ok 1 k_hang - kernel: waits in a pipe's read (timed out after 1 s)$"
   [ ! -e late ] || fail "the case's shell went on after its timeout"
 }
 
@@ -496,6 +498,11 @@ t_completion_values() {
   completing vmsplice-touser --compare some-f
   echo some-file > want
   offers "vmsplice-touser --compare some-f"
+  # splice-selftest: its areas and its cases' ids.
+  completing splice-selftest "k_splice0"
+  grep -qx k_splice01 offered || fail "splice-selftest k_splice0: k_splice01 not offered"
+  completing splice-selftest "ker"
+  grep -qx kernel offered || fail "splice-selftest ker: the area kernel not offered"
   # splice-top: a pid as its operand, a process group after -g.
   completing splice-top "$$"
   grep -qx "$$" offered || fail "splice-top $$: not offered as a pid"

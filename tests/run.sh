@@ -360,7 +360,7 @@ trap 'end_cases; exit 143' TERM
 
 # report N: the TAP line of the finished case N (its log after it when it
 # failed), counted.
-passed=0 failed=0 skipped=0
+passed=0 failed=0 skipped=0 failed_ids=
 
 # outcome N: case N's result, counted, its times line written: _how (pass,
 # skip, stuck, timeout or fail), _status, _cs (its hundredths of a second),
@@ -396,6 +396,7 @@ outcome() {
       _how=fail
     fi
     failed=$((failed + 1))
+    failed_ids="$failed_ids $_name"
   fi
 }
 
@@ -413,20 +414,22 @@ report() {
     fi
     return
   fi
+  # Each result line names the case by its id, what one passes back to
+  # rerun it (the same name as --ktap's).
   case $_how in
   pass)
-    echo "ok $1 - $_title ($((_cs / 100))s)"
+    echo "ok $1 $_name - $_title ($((_cs / 100))s)"
     # Informational findings of a passing case, e.g. the vmsplice reuse hazard.
     while IFS= read -r line; do
       case $line in "NOTE: "*) echo "#   ${line#NOTE: }" ;; esac
     done < "$_res.log"
     ;;
-  skip) echo "ok $1 - $_title # SKIP $_reason" ;;
+  skip) echo "ok $1 $_name - $_title # SKIP $_reason" ;;
   *)
     case $_how in
-    stuck) echo "not ok $1 - $_title (stuck)" ;;
-    timeout) echo "not ok $1 - $_title (timed out after $_limit s)" ;;
-    *) echo "not ok $1 - $_title (exit $_status)" ;;
+    stuck) echo "not ok $1 $_name - $_title (stuck)" ;;
+    timeout) echo "not ok $1 $_name - $_title (timed out after $_limit s)" ;;
+    *) echo "not ok $1 $_name - $_title (exit $_status)" ;;
     esac
     sed 's/^/#   /' "$_res.log" | tail -n 40
     ;;
@@ -702,6 +705,9 @@ elif [ -n "$TAP_ONLY" ]; then
   echo "# $summary"
   [ "$total" -gt 0 ]
 else
+  # What reruns exactly the failed cases, with the options that matter.
+  [ "$failed" -eq 0 ] ||
+    echo "# rerun the failed: $PROG${STRICT:+ --strict}${VALGRIND:+ --valgrind}$failed_ids"
   echo "$summary"
   [ "$failed" -eq 0 ] && [ "$total" -gt 0 ]
 fi
