@@ -105,7 +105,9 @@ noreturn void exit_flushing_stdout(void);
 
 /*
  * Parses "123", "4K", "4KiB", "4KB", "1.5M" is rejected (no fractions).
- * K/M/G/T/P/E and KiB.. are powers of 1024, KB/MB/GB.. powers of 1000.
+ * K/M/G/T/P/E and KiB.. are powers of 1024, KB/MB/GB.. powers of 1000;
+ * as dd's, b is 512 bytes, w 2 and c 1, and "256x4K" a product ("0x10",
+ * hex to the eye, is refused).
  * Returns 0, or -1 with errno EINVAL (malformed, negative) or ERANGE.
  */
 int parse_size(const char *s, uint64_t *bytes);

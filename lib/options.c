@@ -43,8 +43,9 @@ engine_opts(void)
 	};
 }
 
-int
-parse_size(const char *s, uint64_t *bytes)
+/* One factor of a size: digits, then a unit or none. */
+static int
+parse_factor(const char *s, uint64_t *bytes)
 {
 	static const char units[] = "KMGTPE";
 	uint64_t value = 0, base = 1024, scale = 1;
@@ -65,6 +66,16 @@ parse_size(const char *s, uint64_t *bytes)
 	}
 	if (*s == '\0' || strcmp(s, "B") == 0 || strcmp(s, "c") == 0) {
 		*bytes = value;
+		return 0;
+	}
+	/* dd's blocks of 512 bytes and words of 2. */
+	if (strcmp(s, "b") == 0 || strcmp(s, "w") == 0) {
+		scale = *s == 'b' ? 512 : 2;
+		if (value > UINT64_MAX / scale) {
+			errno = ERANGE;
+			return -1;
+		}
+		*bytes = value * scale;
 		return 0;
 	}
 	unit = strchr(units, *s >= 'a' && *s <= 'z' ? *s - 'a' + 'A' : *s);
@@ -91,6 +102,37 @@ parse_size(const char *s, uint64_t *bytes)
 		return -1;
 	}
 	*bytes = value * scale;
+	return 0;
+}
+
+int
+parse_size(const char *s, uint64_t *bytes)
+{
+	uint64_t product = 1, factor;
+	char part[32];
+	size_t len;
+
+	/* dd's products, "256x4K": each factor a size; "0x10" is no hex. */
+	for (;;) {
+		len = strcspn(s, "x");
+		if (len >= sizeof(part) || (s[len] == 'x' && len == 1 && s[0] == '0')) {
+			errno = EINVAL;
+			return -1;
+		}
+		memcpy(part, s, len);
+		part[len] = '\0';
+		if (parse_factor(part, &factor) < 0)
+			return -1;
+		if (factor != 0 && product > UINT64_MAX / factor) {
+			errno = ERANGE;
+			return -1;
+		}
+		product *= factor;
+		if (s[len] == '\0')
+			break;
+		s += len + 1;
+	}
+	*bytes = product;
 	return 0;
 }
 

@@ -174,4 +174,23 @@ t_faults_bench() {
   fault_matrix splice-bench poll splice vmsplice tee write
 }
 
+tcase t_dd_sizes "sizes as dd writes them: 256x4K, 1b (512), 2w, products of units; 0x10 and a lone x refused"
+t_dd_sizes() {
+  [ "$(vmsplice -s 256x4K | wc -c)" = 1048576 ] || fail "vmsplice -s 256x4K"
+  [ "$(vmsplice -s 3b | wc -c)" = 1536 ] || fail "vmsplice -s 3b"
+  [ "$(vmsplice -s 2x3x1b | wc -c)" = 3072 ] || fail "vmsplice -s 2x3x1b"
+  [ "$(vmsplice -s 5w | wc -c)" = 10 ] || fail "vmsplice -s 5w"
+  random_file f 10000
+  [ "$(splice-cat --count 2x1K f | wc -c)" = 2048 ] || fail "splice-cat --count 2x1K"
+  [ "$(splice-cat --skip 19b f | wc -c)" = $((10000 - 9728)) ] || fail "splice-cat --skip 19b"
+  # dd reads them alike.
+  [ "$(dd if=f bs=2x1K count=1 2> /dev/null | wc -c)" = 2048 ] || fail "dd bs=2x1K"
+  for bad in 0x10 x4K 4Kx 1x 1Ex1E 1bB 2xx2; do
+    run_status st vmsplice -s "$bad" > out 2> err
+    status_in 2 st "vmsplice -s $bad"
+    mentions err "^vmsplice: --size: invalid size\|^vmsplice: --size: size too large"
+    [ ! -s out ] || fail "vmsplice -s $bad wrote"
+  done
+}
+
 run_area "$@"
