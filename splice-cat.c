@@ -253,6 +253,7 @@ main(int argc, char *argv[])
 	struct cat_job job = { .count = TO_EOF };
 	char *const *files;
 	unsigned int closed;
+	const char *last = NULL;
 	bool output_ok = true;
 
 	set_progname(argv);
@@ -274,8 +275,14 @@ main(int argc, char *argv[])
 		pipe_grow(STDOUT_FILENO, &job.eo);
 
 	/* Once --count is reached, the operands left are not even opened. */
-	for (; *files && output_ok && job.count > 0; files++)
+	for (; *files && output_ok && job.count > 0; files++) {
+		last = *files;
 		output_ok = cat_file(&job, *files);
+	}
+	/* As dd: a warning, not an error, when the input ended inside --skip. */
+	if (output_ok && job.skip > 0 && last)
+		note("%s: cannot skip to specified offset",
+		    strcmp(last, "-") == 0 ? "standard input" : last);
 	if (output_ok && cat_format_end(&job.fmt, STDOUT_FILENO) < 0)
 		warn_errno("write error");
 	/* As dd conv=fsync: an output that cannot be synced (a pipe) fails too. */

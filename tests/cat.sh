@@ -1311,4 +1311,31 @@ t_cat_closed_stdin_named() {
   same small out
 }
 
+tcase t_skip_past_end "--skip past the end of the input: dd's warning, 'cannot skip to specified offset', exit 0, nothing out"
+t_skip_past_end() {
+  printf 0123456789 > ten
+  run_status st dd if=ten of=/dev/null skip=100 bs=1 2> dd.err
+  mentions dd.err "^dd: ten: cannot skip to specified offset$"
+  for way in file pipe; do
+    if [ $way = file ]; then
+      run_status st splice-cat --skip 100 ten > out 2> err
+      name=ten
+    else
+      cat ten | run_status st splice-cat --skip 100 > out 2> err
+      name="standard input"
+    fi
+    status_in 0 st "splice-cat --skip 100 of 10 bytes ($way), as dd's status"
+    [ "$(cat err)" = "splice-cat: $name: cannot skip to specified offset" ] ||
+      { cat err >&2; fail "$way: not dd's warning"; }
+    [ ! -s out ] || fail "$way: bytes out"
+  done
+  # Over two operands as one stream: inside it, quiet; past it, the last named.
+  splice-cat --skip 15 ten ten > out 2> err || fail "--skip 15 of 20"
+  [ "$(cat out)" = 56789 ] && [ ! -s err ] || fail "--skip 15 of two 10-byte files: '$(cat out)'"
+  splice-cat --skip 10 ten > out 2> err || fail "--skip 10 of 10"
+  [ ! -s out ] && [ ! -s err ] || fail "--skip to the very end warned"
+  splice-cat --skip 25 ten ten > out 2> err || fail "--skip 25 of 20"
+  mentions err "^splice-cat: ten: cannot skip to specified offset$"
+}
+
 run_area "$@"
