@@ -32,10 +32,13 @@ static const char options[] =
 	"\tas one stream), seeking where the input can seek\n"
 	"- count SIZE\tcopy at most SIZE bytes of the input, then stop\n"
 	"- fsync\tfsync(2) the output at the end; fail if that fails\n"
-	"\t(as dd conv=fsync does, also on a pipe)\n";
+	"\t(as dd conv=fsync does, also on a pipe)\n"
+	"- seek SIZE\twrite from byte SIZE of standard output (a file or a\n"
+	"\tdevice), truncating nothing, as dd seek= conv=notrunc;\n"
+	"\topen it with 1<> to keep what follows the copy\n";
 #define WITH (OPTS_RATE_LIMIT | OPTS_SIZE | OPTS_NO_V)
 /* The codes of the options without a letter, in their order in options[]. */
-enum { OPT_CHUNK = OPT_TOOL_FIRST, OPT_SKIP, OPT_COUNT, OPT_FSYNC };
+enum { OPT_CHUNK = OPT_TOOL_FIRST, OPT_SKIP, OPT_COUNT, OPT_FSYNC, OPT_SEEK };
 
 /* What the options asked for, and how far the run has got. */
 struct cat_job {
@@ -50,15 +53,17 @@ struct cat_job {
 	/* --skip and --count, over the operands as one stream */
 	uint64_t skip;			/* input bytes still to discard */
 	uint64_t count;			/* input bytes still to copy, TO_EOF: all */
+	bool seek_given;		/* --seek: where the output is written from */
+	uint64_t seek;
 };
 
 static void
 help(void)
 {
 	printf("Usage: %s [-AbeEmnstTuv] [--chunk SIZE] [--skip SIZE] [--count SIZE]\n"
-	    "       [--fsync] [-L RATE] [--size SIZE] [--verbose] [--strict] [--progress]\n"
-	    "       [--name NAME] [--interval SECS] [--numeric] [--pipe-size SIZE]\n"
-	    "       [FILE]...\n"
+	    "       [--seek SIZE] [--fsync] [-L RATE] [--size SIZE] [--verbose] [--strict]\n"
+	    "       [--progress] [--name NAME] [--interval SECS] [--numeric]\n"
+	    "       [--pipe-size SIZE] [FILE]...\n"
 	    "Concatenate FILEs to standard output with splice(2), zero-copy where the\n"
 	    "kernel allows.  With no FILE, or when FILE is -, read standard input.\n"
 	    "The options that format (-AbeEnstTv) copy through user space, as cat does.\n"
@@ -117,6 +122,10 @@ parse_options(int argc, char *argv[], struct cat_job *job)
 			break;
 		case OPT_FSYNC:
 			job->fsync_output = true;
+			break;
+		case OPT_SEEK:
+			job->seek = option_size("--seek", optarg);
+			job->seek_given = true;
 			break;
 		default:
 			common_option(opt, optarg, help);
@@ -246,6 +255,30 @@ set_progress_total(const struct cat_job *job, char *const *files)
 	account_set_total(total);
 }
 
+/*
+ * --seek: standard output placed at the byte asked for, as dd seek=
+ * conv=notrunc places it; an output that cannot seek, or that appends
+ * whatever its offset, is an error.
+ */
+static bool
+seek_output(const struct cat_job *job)
+{
+	int flags = fcntl(STDOUT_FILENO, F_GETFL);
+
+	if (!job->seek_given)
+		return true;
+	if (flags >= 0 && (flags & O_APPEND)) {
+		warn_msg("standard output: cannot seek: it is open O_APPEND (>>)");
+		return false;
+	}
+	if (job->seek > (uint64_t)INT64_MAX ||
+	    lseek(STDOUT_FILENO, (off_t)job->seek, SEEK_SET) < 0) {
+		warn_errno("standard output: cannot seek");
+		return false;
+	}
+	return true;
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -273,6 +306,8 @@ main(int argc, char *argv[])
 	}
 	if (S_ISFIFO(job.out_st.st_mode))
 		pipe_grow(STDOUT_FILENO, &job.eo);
+	if (!seek_output(&job))
+		return EXIT_ERROR;
 
 	/* Once --count is reached, the operands left are not even opened. */
 	for (; *files && output_ok && job.count > 0; files++) {

@@ -1338,4 +1338,34 @@ t_skip_past_end() {
   mentions err "^splice-cat: ten: cannot skip to specified offset$"
 }
 
+tcase t_seek_patch "--seek N: an image patched in place, as dd seek=N conv=notrunc, from a file or a pipe, inside or past the end; a pipe or an O_APPEND output refused"
+t_seek_patch() {
+  random_file img 1048576
+  random_file patch 5000
+  for at in 0 8K 1000001 2M; do
+    cp img got
+    cp img want
+    splice-cat --seek "$at" patch 1<> got || fail "--seek $at"
+    dd if=patch of=want seek="$at" oflag=seek_bytes conv=notrunc 2> /dev/null || fail "dd seek=$at"
+    same want got
+    # The bytes from a pipe, and over two operands, land alike.
+    cp img got
+    cat patch | splice-cat --seek "$at" - patch 1<> got || fail "--seek $at from a pipe"
+    cp img want
+    cat patch patch | dd of=want seek="$at" oflag=seek_bytes conv=notrunc 2> /dev/null
+    same want got
+  done
+  # Past the end: a hole up to the bytes, as dd leaves.
+  [ "$(stat -c %s got)" = $((2097152 + 10000)) ] || fail "--seek 2M: size $(stat -c %s got)"
+  { run_status st splice-cat --seek 8K patch 2> err; } | cat > out
+  status_in 1 st "--seek into a pipe"
+  mentions err "^splice-cat: standard output: cannot seek: Illegal seek$"
+  [ ! -s out ] || fail "--seek into a pipe: bytes went out"
+  cp img got
+  run_status st splice-cat --seek 8K patch >> got 2> err
+  status_in 1 st "--seek onto O_APPEND"
+  mentions err "O_APPEND"
+  same img got
+}
+
 run_area "$@"
