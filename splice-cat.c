@@ -33,12 +33,14 @@ static const char options[] =
 	"- count SIZE\tcopy at most SIZE bytes of the input, then stop\n"
 	"- fsync\tfsync(2) the output at the end; fail if that fails\n"
 	"\t(as dd conv=fsync does, also on a pipe)\n"
+	"- sparse\tleave a hole for each block of zeros written past the\n"
+	"\tend of a regular file, as dd conv=sparse (read/write)\n"
 	"- seek SIZE\twrite from byte SIZE of standard output (a file or a\n"
 	"\tdevice), truncating nothing, as dd seek= conv=notrunc;\n"
 	"\topen it with 1<> to keep what follows the copy\n";
 #define WITH (OPTS_RATE_LIMIT | OPTS_SIZE | OPTS_NO_V)
 /* The codes of the options without a letter, in their order in options[]. */
-enum { OPT_CHUNK = OPT_TOOL_FIRST, OPT_SKIP, OPT_COUNT, OPT_FSYNC, OPT_SEEK };
+enum { OPT_CHUNK = OPT_TOOL_FIRST, OPT_SKIP, OPT_COUNT, OPT_FSYNC, OPT_SPARSE, OPT_SEEK };
 
 /* What the options asked for, and how far the run has got. */
 struct cat_job {
@@ -53,6 +55,7 @@ struct cat_job {
 	/* --skip and --count, over the operands as one stream */
 	uint64_t skip;			/* input bytes still to discard */
 	uint64_t count;			/* input bytes still to copy, TO_EOF: all */
+	bool zero_holes;		/* --sparse: blocks of zeros as holes */
 	bool seek_given;		/* --seek: where the output is written from */
 	uint64_t seek;
 };
@@ -61,8 +64,8 @@ static void
 help(void)
 {
 	printf("Usage: %s [-AbeEmnstTuv] [--chunk SIZE] [--skip SIZE] [--count SIZE]\n"
-	    "       [--seek SIZE] [--fsync] [-L RATE] [--size SIZE] [--verbose] [--strict]\n"
-	    "       [--progress] [--name NAME] [--interval SECS] [--numeric]\n"
+	    "       [--sparse] [--seek SIZE] [--fsync] [-L RATE] [--size SIZE] [--verbose]\n"
+	    "       [--strict] [--progress] [--name NAME] [--interval SECS] [--numeric]\n"
 	    "       [--pipe-size SIZE] [FILE]...\n"
 	    "Concatenate FILEs to standard output with splice(2), zero-copy where the\n"
 	    "kernel allows.  With no FILE, or when FILE is -, read standard input.\n"
@@ -123,6 +126,9 @@ parse_options(int argc, char *argv[], struct cat_job *job)
 		case OPT_FSYNC:
 			job->fsync_output = true;
 			break;
+		case OPT_SPARSE:
+			job->zero_holes = true;
+			break;
 		case OPT_SEEK:
 			job->seek = option_size("--seek", optarg);
 			job->seek_given = true;
@@ -135,6 +141,8 @@ parse_options(int argc, char *argv[], struct cat_job *job)
 	if (job->formatting && common.strict)
 		usage_error("--strict: the formatting options (-AbeEnstTv) copy through"
 		    " user space");
+	if (job->zero_holes && common.strict)
+		usage_error("--strict: --sparse reads every byte through user space");
 	job->eo = engine_opts();
 	return optind;
 }
@@ -215,7 +223,7 @@ cat_file(struct cat_job *job, const char *name)
 	bool is_stdin = strcmp(name, "-") == 0, go_on = true;
 	struct xfer x = {
 		.out = STDOUT_FILENO, .chunk = job->chunk, .flags = job->flags,
-		.opts = job->eo, .sparse = true,
+		.opts = job->eo, .sparse = true, .zero_holes = job->zero_holes,
 	};
 
 	if (is_stdin) {

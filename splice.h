@@ -18,7 +18,8 @@
  *   fd.c          descriptors and pipes, retrying I/O        -> clock, msg
  *   failure.c     an engine's error record, --strict, words  -> msg
  *   xfer.c        a stream: splice, copy_file_range, r/w     -> failure, account, fd, msg
- *   move.c        move_fd(): a clone, a sparse copy, a stream -> xfer, failure, account, msg
+ *   move.c        move_fd(): a clone, a sparse copy, a stream -> xfer, failure, account, fd,
+ *                                                               msg
  *   skip.c        skip_input(): --skip by offset or by read  -> xfer, fd
  *   catfmt.c      cat's -n -b -s -E -T -v, through user space -> xfer, account, fd
  *   account.c     bytes per method, -v totals, rate limit    -> clock, msg
@@ -315,6 +316,7 @@ struct xfer {
 	double idle_secs;	/* > 0: input idle this long fails, ETIMEDOUT */
 	struct engine_opts opts;	/* strict, verbose, pipe size */
 	bool sparse;		/* keep a regular file's holes, see move_fd() */
+	bool zero_holes;	/* blocks of zeros as holes (dd conv=sparse), move_fd() */
 	/* results */
 	uint64_t moved;		/* bytes that reached out */
 	struct xfer_error error;	/* whose (input, output or none), errno, call */
@@ -337,6 +339,11 @@ struct xfer {
  * past its end keeps its holes: SEEK_DATA/SEEK_HOLE find the data, a hole
  * moves only the output's offset (ftruncate(2) at the end); x->moved and
  * --progress count the holes (account_holes()), the methods do not.
+ * With x->zero_holes, into a regular file (not O_APPEND) that the cloning
+ * above did not copy: through user space, read(2) and write(2), each
+ * block of zeros (the output's st_blksize) at or past the output's end
+ * left a hole instead of written, as dd conv=sparse; inside what the file
+ * held, zeros are written, so that no old byte stays.
  */
 int move_fd(struct xfer *x);
 /*

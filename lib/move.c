@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/fs.h>
+#include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -174,6 +175,74 @@ move_sparse(struct xfer *x)
 	return DONE;
 }
 
+/* Whether len bytes are all zero. */
+static bool
+all_zero(const char *p, size_t len)
+{
+	return len == 0 || (p[0] == 0 && memcmp(p, p + 1, len - 1) == 0);
+}
+
+/*
+ * x->zero_holes: a copy through user space in blocks of the output's
+ * st_blksize, each block of zeros at or past the output's end a hole (the
+ * offset moved, ftruncate(2) at the end), every other block written.
+ */
+static int
+move_zero_holes(struct xfer *x)
+{
+	size_t bytes, block = 4096, off, len;
+	char *buf = copy_buffer(&bytes);
+	uint64_t holes = 0;
+	struct stat st;
+	off_t pos, end;
+	ssize_t n;
+
+	if (fstat(x->out, &st) < 0 || (pos = lseek(x->out, 0, SEEK_CUR)) < 0)
+		return xfer_fail(x, SIDE_OUTPUT, "lseek", errno);
+	if (st.st_blksize > 0 && (size_t)st.st_blksize <= bytes)
+		block = (size_t)st.st_blksize;
+	end = st.st_size;
+	while (xfer_left(x) > 0) {
+		n = read_retry(x->in, buf, xfer_call_bytes(x, bytes));
+		if (n < 0)
+			return xfer_fail(x, SIDE_INPUT, "read", errno);
+		if (n == 0)
+			break;
+		for (off = 0; off < (size_t)n; off += len, pos += (off_t)len) {
+			len = (size_t)n - off < block ? (size_t)n - off : block;
+			if (pos >= end && all_zero(buf + off, len)) {
+				if (lseek(x->out, (off_t)len, SEEK_CUR) < 0)
+					return xfer_fail(x, SIDE_OUTPUT, "lseek", errno);
+				holes += len;
+				account_holes(len);
+			} else {
+				if (write_all(x->out, buf + off, len) < 0)
+					return xfer_fail(x, SIDE_OUTPUT, "write", errno);
+				account(M_READ_WRITE, len);
+			}
+			x->moved += len;
+		}
+	}
+	/* A hole at the end: the size says it. */
+	if (pos > end && fstat(x->out, &st) == 0 && st.st_size < pos &&
+	    ftruncate(x->out, pos) < 0)
+		return xfer_fail(x, SIDE_OUTPUT, "ftruncate", errno);
+	if (x->opts.verbose && holes > 0)
+		note("%llu bytes of zeros left as holes", (unsigned long long)holes);
+	return DONE;
+}
+
+/* Whether x->zero_holes applies: a regular output, not O_APPEND. */
+static bool
+zeros_can_be_holes(const struct xfer *x)
+{
+	struct stat st;
+	int flags = fcntl(x->out, F_GETFL);
+
+	return x->zero_holes && flags >= 0 && !(flags & O_APPEND) &&
+	    fstat(x->out, &st) == 0 && S_ISREG(st.st_mode);
+}
+
 int
 move_fd(struct xfer *x)
 {
@@ -182,6 +251,8 @@ move_fd(struct xfer *x)
 	xfer_begin(x);
 	if ((r = by_clone(x)) != REFUSED)
 		return r;
+	if (zeros_can_be_holes(x))
+		return move_zero_holes(x);
 	if (xfer_holes_can_stay(x))
 		return move_sparse(x);
 	return xfer_stream(x);

@@ -1368,4 +1368,29 @@ t_seek_patch() {
   same img got
 }
 
+tcase t_sparse_writes "--sparse: blocks of zeros from a pipe left as holes, as dd conv=sparse (a trailing run too); zeros written inside what a file held; --strict refuses"
+t_sparse_writes() {
+  { head -c 65536 /dev/urandom; head -c 16M /dev/zero; head -c 4096 /dev/urandom
+    head -c 1M /dev/zero; } > ref
+  cat ref | splice-cat --sparse --verbose > got 2> err || fail "--sparse from a pipe"
+  same ref got
+  cat ref | dd of=dd.out conv=sparse 2> /dev/null
+  # What is allocated, in KiB: dd's, and far below the 17 MiB written without.
+  got_k=$(du -k got | cut -f1) dd_k=$(du -k dd.out | cut -f1)
+  [ "$got_k" -le $((dd_k + 64)) ] || fail "--sparse allocated $got_k KiB, dd conv=sparse $dd_k"
+  [ "$got_k" -lt 1024 ] || skip "this file system allocates holes ($got_k KiB)"
+  mentions err "^splice-cat: 17825792 bytes of zeros left as holes$"
+  cat ref | splice-cat > full
+  [ "$(du -k full | cut -f1)" -gt 16384 ] || fail "without --sparse, holes too"
+  # Inside what the file held, the zeros are written: no old byte stays.
+  random_file img 1048576
+  cp img want
+  head -c 100000 /dev/zero | splice-cat --sparse --seek 4096 1<> img || fail "--sparse --seek"
+  head -c 100000 /dev/zero | dd of=want seek=4096 oflag=seek_bytes conv=notrunc 2> /dev/null
+  same want img
+  run_status st splice-cat --strict --sparse ref > out 2> err
+  status_in 2 st "--strict --sparse"
+  mentions err "--sparse reads every byte through user space"
+}
+
 run_area "$@"
