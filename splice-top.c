@@ -107,10 +107,14 @@ parse_options(int argc, char *argv[], struct config *c)
 			c->view = VIEW_RECORDS;
 			break;
 		case 'g':
+			if (c->o.mode == WATCH_ALL)
+				usage_error("-g and -a: one or the other");
 			c->o.mode = WATCH_PGID;
 			c->o.pgid = parse_pid("-g", optarg);
 			break;
 		case 'a':
+			if (c->o.mode == WATCH_PGID)
+				usage_error("-g and -a: one or the other");
 			c->o.mode = WATCH_ALL;
 			break;
 		case 'h':
@@ -148,36 +152,62 @@ check_targets(const struct top_opts *o)
 			continue;
 		if (errno == ESRCH)
 			warn_msg("%d: no such process", (int)o->pids[i]);
+		else if (errno == ECHILD)
+			warn_msg("%d: a thread, not a process: give its process's id (ps -L)",
+			    (int)o->pids[i]);
 		else if (errno == EACCES || errno == EPERM)
 			warn_msg("%d: operation not permitted: run as the pid's user or root",
 			    (int)o->pids[i]);
 		else
 			warn_errno("%d", (int)o->pids[i]);
 	}
-	if (o->mode == WATCH_PGID && kill(-o->pgid, 0) < 0 && errno == ESRCH)
-		warn_msg("process group %d: no such process group", (int)o->pgid);
+	if (o->mode == WATCH_PGID && kill(-o->pgid, 0) < 0) {
+		if (errno == ESRCH)
+			warn_msg("process group %d: no such process group", (int)o->pgid);
+		else
+			warn_msg("process group %d: operation not permitted: run as its"
+			    " user or root", (int)o->pgid);
+	}
 	if (exit_status() != 0)
 		exit(exit_status());
 }
 
+/* The terminal's stdin without line editing or echo, for q; restored by screen_end(). */
+static struct termios saved_tty, raw_tty;
+static volatile sig_atomic_t tty_changed;
+
 static void
 on_signal(int sig)
 {
-	if (sig == SIGWINCH)
-		resized = 1;
-	else
-		stop_signal = sig;
-}
+	int saved_errno = errno;
 
-/* The terminal's stdin without line editing or echo, for q; restored by restore(). */
-static struct termios saved_tty;
-static bool tty_changed;
+	switch (sig) {
+	case SIGWINCH:
+		resized = 1;
+		break;
+	case SIGTSTP:
+		/* The shell gets its terminal back as it was, then we stop. */
+		if (tty_changed)
+			(void)tcsetattr(STDIN_FILENO, TCSANOW, &saved_tty);
+		(void)signal(SIGTSTP, SIG_DFL);
+		(void)raise(SIGTSTP);
+		break;
+	case SIGCONT:
+		(void)signal(SIGTSTP, on_signal);
+		if (tty_changed)
+			(void)tcsetattr(STDIN_FILENO, TCSANOW, &raw_tty);
+		resized = 1;
+		break;
+	default:
+		stop_signal = sig;
+	}
+	errno = saved_errno;
+}
 
 static void
 screen_begin(void)
 {
 	struct sigaction sa;
-	struct termios t;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
@@ -185,12 +215,15 @@ screen_begin(void)
 	(void)sigaction(SIGINT, &sa, NULL);
 	(void)sigaction(SIGTERM, &sa, NULL);
 	(void)sigaction(SIGHUP, &sa, NULL);
+	(void)sigaction(SIGQUIT, &sa, NULL);
+	(void)sigaction(SIGTSTP, &sa, NULL);
+	(void)sigaction(SIGCONT, &sa, NULL);
 	if (isatty(STDIN_FILENO) && tcgetattr(STDIN_FILENO, &saved_tty) == 0) {
-		t = saved_tty;
-		t.c_lflag &= ~(tcflag_t)(ICANON | ECHO);
-		t.c_cc[VMIN] = 0;
-		t.c_cc[VTIME] = 0;
-		tty_changed = tcsetattr(STDIN_FILENO, TCSANOW, &t) == 0;
+		raw_tty = saved_tty;
+		raw_tty.c_lflag &= ~(tcflag_t)(ICANON | ECHO);
+		raw_tty.c_cc[VMIN] = 0;
+		raw_tty.c_cc[VTIME] = 0;
+		tty_changed = tcsetattr(STDIN_FILENO, TCSANOW, &raw_tty) == 0;
 	}
 }
 
@@ -288,6 +321,13 @@ watch(const struct config *c)
 		warn_errno("/proc");
 		return;
 	}
+	/* A group of another user's: none of its descriptors may be read. */
+	if (c->o.mode == WATCH_PGID && !prev.group_readable) {
+		warn_msg("process group %d: operation not permitted: run as its user or root",
+		    (int)c->o.pgid);
+		top_sample_free(&prev);
+		return;
+	}
 	if (screen)
 		screen_begin();
 	while (!stop_signal) {
@@ -308,12 +348,14 @@ watch(const struct config *c)
 		if (ended)
 			break;
 		show(&cur, c, screen, shown == 0);
-		if (c->count && ++shown >= c->count)
+		/* Standard output gone or full (said once): nothing more to show. */
+		if (exit_status() != 0 || (c->count && ++shown >= c->count))
 			break;
+		shown += !c->count;
 	}
 	top_sample_free(&prev);
 	screen_end();
-	if (screen && !ended)
+	if (screen)
 		out_printf("\n");
 	if (ended)
 		note("the watched pipeline has ended");

@@ -200,6 +200,50 @@ t_top_session() {
   [ "$(record stage pid out | wc -l)" = 2 ] || { cat out >&2; fail "-g: more than its group"; }
 }
 
+tcase t_top_odd_targets \
+  "a thread's id, a zombie, a name of escapes, an output that fails: named, never a hang, no control byte out, no frame after the failure"
+t_top_odd_targets() {
+  # splice-cat waiting on its input, its progress thread beside it.
+  top_pipeline 2 'sleep 300 | splice-cat --progress > /dev/null 2>&1'
+  cat_pid=$(stage 2)
+  wait_until "setup: splice-cat's second thread never ran" watching "$cat_pid"
+  tid=$(ls "/proc/$cat_pid/task" | grep -vx "$cat_pid" | head -n 1)
+  run_status st splice-top -b -n 1 "$tid" > out 2> err
+  status_in 1 st "splice-top of a thread's id"
+  mentions err "^splice-top: $tid: a thread, not a process"
+  # A zombie: its parent, a sleep by then, never reaps it.
+  sh -c 'while [ ! -e die ]; do sleep 0.01; done & echo $! > zombie.pid; exec sleep 300' &
+  parent=$!
+  bg_started
+  wait_until "setup: the zombie's parent never became a sleep" runs_prog "$parent" sleep
+  touch die
+  wait_until "setup: no zombie" zombie_is
+  run_status st timeout 10 splice-top -b -d 0.05 "$(cat zombie.pid)" > out 2> err
+  [ "$(cat st)" != 124 ] || fail "splice-top watched a zombie for ever"
+  # A file whose name clears the screen, held by a watched stage.
+  name=$(printf 'f\033[2Jx')
+  : > "$name"
+  top_pipeline 2 "sleep 300 < '$PWD/$name' | cat"
+  run_status st splice-top -b -n 1 -d 0.05 "$(stage 1)" > out 2> err
+  status_in 0 st "splice-top of a stage holding an odd name"
+  mentions out "< $PWD/f?\\[2Jx 0$"
+  [ "$(tr -cd '\033' < out | wc -c)" = 0 ] || fail "an escape byte reached the output"
+  # Frames one after another, a blank line between, until stdout fails.
+  splice-top -b -d 0.05 "$(stage 1)" > frames 2> /dev/null &
+  top=$!
+  bg_started
+  wait_until "two frames never came" grep -q '^$' frames
+  kill "$top"
+  run_status st timeout 10 splice-top -b -d 0.05 "$(stage 1)" > /dev/full 2> err
+  status_in 1 st "splice-top into /dev/full"
+  mentions err "No space left on device"
+}
+
+# zombie_is: the pid in zombie.pid is a zombie.
+zombie_is() {
+  [ -s zombie.pid ] && [ "$(state_of "$(cat zombie.pid)")" = Z ]
+}
+
 tcase t_top_gone "a pid that ended, a group of none: no such process, exit 1, no frame"
 t_top_gone() {
   sh -c 'exit 0' &
@@ -214,7 +258,7 @@ t_top_gone() {
   mentions err "no such process group"
 }
 
-tcase t_top_other_user "as nobody, a pid of root: operation not permitted, exit 1"
+tcase t_top_other_user "as nobody, a pid or a group of root's: operation not permitted, exit 1"
 t_top_other_user() {
   [ "$(id -u)" = 0 ] || skip "needs root, to run as nobody"
   need setpriv
@@ -225,6 +269,10 @@ t_top_other_user() {
   status_in 1 st "splice-top as nobody"
   # (Under --strict, run.sh's splice-top is a script that runs the tool.)
   mentions err "top: $$: operation not permitted: run as the pid's user or root$"
+  run_status st setpriv --reuid=nobody --regid=nogroup --clear-groups ./top -b -n 1 \
+    -g "$(stat_field $$ 3)" > out 2> err
+  status_in 1 st "splice-top -g of root's group, as nobody"
+  mentions err "operation not permitted: run as its user or root$"
 }
 
 tcase t_top_screen "on a 40- and an 80-column terminal: redrawn in place, fitted to the width"

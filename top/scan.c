@@ -16,6 +16,7 @@
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "splice.h"
@@ -136,7 +137,7 @@ stat_text(pid_t pid, char *buf, size_t size, size_t *kept)
 			return -1;
 		n = pread(fd, buf, size - 1, 0);
 	}
-	if (n <= 0 || n_stat_fds_next >= stat_fds_max) {
+	if (n <= 0 || n_stat_fds_next >= stat_fds_max || n_stat_fds_next >= stat_fds_cap) {
 		(void)close(fd);
 		if (n <= 0)
 			return -1;
@@ -307,10 +308,9 @@ known_mode(const struct top_proc *old, uint64_t inode, int fd)
 	for (i = 0; old && i < old->nends; i++)
 		if (old->ends[i].inode == inode && old->ends[i].fd == fd)
 			break;
-	if (!old || i == old->nends)
+	/* Both ways (several descriptors merged) or neither: ask fdinfo again. */
+	if (!old || i == old->nends || old->ends[i].reads == old->ends[i].writes)
 		return 0;
-	if (old->ends[i].reads && old->ends[i].writes)
-		return 'u';
 	if (old->ends[i].reads)
 		return 'r';
 	return 'w';
@@ -363,16 +363,21 @@ read_fds(struct top_proc *p, const struct top_proc *old)
 int
 top_check_pid(pid_t pid)
 {
-	char rel[32];
+	char rel[32], buf[2048];
 	int fd;
 
 	if (proc_dir < 0)
 		proc_dir = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (proc_dir < 0)
 		return -1;
-	snprintf(rel, sizeof(rel), "%d/stat", (int)pid);
-	if (pid <= 0 || faccessat(proc_dir, rel, R_OK, 0) < 0) {
+	snprintf(rel, sizeof(rel), "%d/status", (int)pid);
+	if (pid <= 0 || read_proc(rel, buf, sizeof(buf)) < 0) {
 		errno = ESRCH;
+		return -1;
+	}
+	/* /proc answers for a thread's id too, but lists only processes. */
+	if ((pid_t)field_after(buf, "Tgid:") != pid) {
+		errno = ECHILD;
 		return -1;
 	}
 	snprintf(rel, sizeof(rel), "%d/fd", (int)pid);
@@ -492,16 +497,29 @@ sessions(const struct top_sample *s, const struct top_opts *o, pid_t *sids, int 
 	return n;
 }
 
+/* The index of pid among s's processes (in pid order, as /proc lists them), or NO_PROC. */
+static size_t
+index_of(const struct top_sample *s, pid_t pid)
+{
+	size_t lo = 0, hi = s ? s->nprocs : 0, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (s->procs[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < (s ? s->nprocs : 0) && s->procs[lo].pid == pid ? lo : NO_PROC;
+}
+
 /* The process of pid and start time in prev, or NULL. */
 static const struct top_proc *
 find_proc(const struct top_sample *prev, pid_t pid, unsigned long long start)
 {
-	size_t i;
+	size_t i = index_of(prev, pid);
 
-	for (i = 0; prev && i < prev->nprocs; i++)
-		if (prev->procs[i].pid == pid && prev->procs[i].start == start)
-			return &prev->procs[i];
-	return NULL;
+	return i != NO_PROC && prev->procs[i].start == start ? &prev->procs[i] : NULL;
 }
 
 /* Whether the mode, or the sample before, names p as a start of a pipeline. */
@@ -560,20 +578,21 @@ mark_watched(struct top_sample *s, const struct top_opts *o, const struct top_sa
 	for (i = 0; i < s->nprocs; i++) {
 		struct top_proc *p = &s->procs[i];
 
-		if (!p->fds_read || !is_seed(p, o, prev))
+		/* A zombie holds nothing and has ended. */
+		if (!p->fds_read || p->state == 'Z' || p->state == 'X' || !is_seed(p, o, prev))
 			continue;
-		for (j = 0; !lone_ok && j < s->nprocs; j++)
-			if (j != i && s->procs[j].fds_read && joined(p, &s->procs[j]))
-				break;
-		p->watched = lone_ok || j < s->nprocs;
+		p->watched = lone_ok;
+		for (j = 0; !p->watched && p->nends && j < s->nprocs; j++)
+			p->watched = j != i && s->procs[j].nends && joined(p, &s->procs[j]);
 	}
 	while (added) {
 		added = false;
 		for (i = 0; i < s->nprocs; i++) {
-			if (s->procs[i].watched || !s->procs[i].fds_read)
+			if (s->procs[i].watched || !s->procs[i].nends)
 				continue;
 			for (j = 0; j < s->nprocs; j++)
-				if (s->procs[j].watched && joined(&s->procs[i], &s->procs[j]))
+				if (s->procs[j].watched && s->procs[j].nends &&
+				    joined(&s->procs[i], &s->procs[j]))
 					break;
 			if (j < s->nprocs) {
 				s->procs[i].watched = true;
@@ -611,31 +630,33 @@ pipe_of(struct top_sample *s, uint64_t inode)
 static void
 measure(struct top_pipe *pp, const struct top_proc *reader, int fd)
 {
+	struct stat before, after;
 	char path[64];
 	int bytes, pfd;
 
+	/*
+	 * The descriptor may have been closed and its number given to another
+	 * file since it was read: the link must still name this pipe (stat(2)
+	 * follows it without opening), and so must what was opened.
+	 */
 	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)reader->pid, fd);
+	if (stat(path, &before) < 0 || !S_ISFIFO(before.st_mode) ||
+	    (uint64_t)before.st_ino != pp->inode)
+		return;
 	pfd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 	if (pfd < 0)
 		return;
-	if (ioctl(pfd, FIONREAD, &bytes) == 0 && bytes >= 0)
-		pp->bytes = bytes;
-	pp->capacity = fcntl(pfd, F_GETPIPE_SZ);
+	if (fstat(pfd, &after) == 0 && (uint64_t)after.st_ino == pp->inode &&
+	    after.st_dev == before.st_dev) {
+		if (ioctl(pfd, FIONREAD, &bytes) == 0 && bytes >= 0)
+			pp->bytes = bytes;
+		pp->capacity = fcntl(pfd, F_GETPIPE_SZ);
+	}
 	(void)close(pfd);
-	if (pp->capacity < 0)
+	if (pp->capacity < 0 || pp->bytes < 0) {
 		pp->bytes = -1;
-}
-
-/* The index of pid among s's processes, or NO_PROC. */
-static size_t
-index_of(const struct top_sample *s, pid_t pid)
-{
-	size_t i;
-
-	for (i = 0; i < s->nprocs; i++)
-		if (s->procs[i].pid == pid)
-			return i;
-	return NO_PROC;
+		pp->capacity = -1;
+	}
 }
 
 /* Whether process a is an ancestor of process b (a shell that holds b's pipe). */
@@ -775,6 +796,7 @@ int
 top_sample_take(struct top_sample *s, const struct top_opts *o, const struct top_sample *prev)
 {
 	pid_t sids[SESSIONS_MAX];
+	struct timespec wall;
 	int nsids, k;
 	size_t i;
 
@@ -786,6 +808,8 @@ top_sample_take(struct top_sample *s, const struct top_opts *o, const struct top
 	if (proc_dir < 0 || read_all(s) < 0)
 		return -1;
 	s->when = now_seconds();
+	if (clock_gettime(CLOCK_REALTIME, &wall) == 0)
+		s->wall = (double)wall.tv_sec + (double)wall.tv_nsec / 1e9;
 	nsids = sessions(s, o, sids, SESSIONS_MAX);
 	for (i = 0; i < s->nprocs; i++) {
 		struct top_proc *p = &s->procs[i];
@@ -797,6 +821,7 @@ top_sample_take(struct top_sample *s, const struct top_opts *o, const struct top
 			continue;
 		if (read_fds(p, find_proc(prev, p->pid, p->start)) < 0 && errno == ENOMEM)
 			return -1;
+		s->group_readable += o->mode == WATCH_PGID && p->pgrp == o->pgid && p->fds_read;
 	}
 	mark_watched(s, o, prev);
 	for (i = 0; i < s->nprocs; i++)

@@ -82,13 +82,15 @@ struct top_pipe {
 #define NO_PROC ((size_t)-1)
 
 struct top_sample {
-	double when;		/* now_seconds() */
+	double when;		/* now_seconds(), for the rates */
+	double wall;		/* the time of day, in seconds since the epoch */
 	struct top_proc *procs;
 	size_t nprocs;
 	struct top_pipe *pipes;
 	size_t npipes;
 	size_t watched;		/* processes in watched pipelines */
 	size_t stages;		/* of them shown: not a shell that only waits */
+	size_t group_readable;	/* WATCH_PGID: members whose descriptors were read */
 };
 
 /*
@@ -103,8 +105,9 @@ int top_sample_take(struct top_sample *s, const struct top_opts *o,
 void top_sample_free(struct top_sample *s);
 
 /*
- * Whether pid may be watched: 0; -1 with errno ESRCH (no such process) or
- * EACCES (its descriptors may not be read: another user's).
+ * Whether pid may be watched: 0; -1 with errno ESRCH (no such process),
+ * ECHILD (a thread's id, not a process's) or EACCES (its descriptors may
+ * not be read: another user's).
  */
 int top_check_pid(pid_t pid);
 

@@ -35,7 +35,7 @@ line(struct frame *f, const char *fmt, ...) __attribute__((format(printf, 2, 3))
 static void
 line(struct frame *f, const char *fmt, ...)
 {
-	char buf[512];
+	char buf[512], *p;
 	va_list ap;
 	int n;
 
@@ -46,8 +46,13 @@ line(struct frame *f, const char *fmt, ...)
 	va_end(ap);
 	if (n < 0)
 		return;
+	/* A name may hold anything: no control byte reaches the terminal. */
+	for (p = buf; *p; p++)
+		if ((unsigned char)*p < ' ' || *p == 0x7f)
+			*p = '?';
+	/* A screen's last column is left alone: a terminal may erase it (ESC [ K). */
 	if (f->width > 0 && (size_t)f->width < sizeof(buf))
-		buf[f->width] = '\0';
+		buf[f->view == VIEW_SCREEN ? f->width - 1 : f->width] = '\0';
 	fprintf(f->out, "%s\n", buf);
 	if (f->rows_left > 0)
 		f->rows_left--;
@@ -95,7 +100,8 @@ fill_percent(const struct top_pipe *pp)
 {
 	if (pp->capacity <= 0 || pp->bytes < 0)
 		return -1;
-	return (int)(100 * pp->bytes / pp->capacity);
+	/* A resize between the two calls may leave more bytes than capacity. */
+	return pp->bytes >= pp->capacity ? 100 : (int)(100 * pp->bytes / pp->capacity);
 }
 
 /* The stage's line: pid, command, state, CPU, bytes read and written a second. */
@@ -349,7 +355,7 @@ records(FILE *out, const struct top_sample *s)
 	double in = -1, hi = -1;
 	size_t i, j;
 
-	fprintf(out, "frame time=%.3f stages=%zu pipes=%zu\n", s->when, s->stages, s->npipes);
+	fprintf(out, "frame time=%.3f stages=%zu pipes=%zu\n", s->wall, s->stages, s->npipes);
 	for (i = 0; i < s->nprocs; i++) {
 		const struct top_proc *p = &s->procs[i];
 
@@ -414,9 +420,12 @@ top_render(FILE *out, struct top_sample *s, enum top_view view, int width, int r
 	    plural_s(s->stages), s->npipes, plural_s(s->npipes), delay,
 	    view == VIEW_SCREEN ? " (q quits)" : "");
 	if (f.width > 0 && f.width < 48)
-		line(&f, "    PID COMMAND%*s S   CPU", f.width - 32 > 0 ? f.width - 32 : 0, "");
+		line(&f, "    PID %-*s S   CPU", f.width - 20 > 4 ? f.width - 20 : 4, "COMMAND");
 	else
 		line(&f, "    PID COMMAND         S   CPU  READ/s WRITE/s");
+	/* The verdict's row is kept: on a short screen the chains give way. */
+	if (f.rows_left > 0 && s->stages)
+		f.rows_left--;
 	for (i = 0; i < s->nprocs; i++)
 		if (s->procs[i].stage && !shown[i] && !has_writer(s, i))
 			chain(&f, i, 0, shown);
@@ -425,6 +434,8 @@ top_render(FILE *out, struct top_sample *s, enum top_view view, int width, int r
 		if (s->procs[i].stage && !shown[i])
 			chain(&f, i, 0, shown);
 	free(shown);
+	if (f.rows_left >= 0)
+		f.rows_left++;
 	if (s->stages)
 		verdict(&f);
 }
