@@ -24,6 +24,7 @@ struct listen_opts {
 	bool send;		/* standard input goes to the peer */
 	unsigned int flags;
 	double timeout_secs, idle_secs;
+	double quit_secs;	/* -q: after standard input ended, < 0: never */
 	const char *timeout_arg, *unix_path;
 	uint64_t chunk;
 	struct tcp_net *allow;
@@ -42,6 +43,8 @@ static const char options[] =
 	"lN -\taccepted and ignored, as nc's\n"
 	"n -\tnumeric ADDR and PORT only, no DNS or service names\n"
 	"p - PORT\tlisten on PORT, as the PORT operand\n"
+	"q - SECS\tonce standard input ended, wait SECS at most for the\n"
+	"\tpeer to close, then quit, as nc -q (0: at once)\n"
 	"U - PATH\tlisten on a Unix-domain stream socket (no PORT)\n"
 	"w - SECS\tend a connection that stays idle for SECS seconds\n"
 	"- allow ADDR[/PREFIX]\taccept peers from there only (repeatable);\n"
@@ -58,7 +61,7 @@ enum { OPT_ALLOW = OPT_TOOL_FIRST, OPT_TIMEOUT, OPT_CHUNK, OPT_POLL, OPT_NONBLOC
 static void
 help(void)
 {
-	printf("Usage: %s [-4|-6] [-dklNn] [-b|-s ADDR] [-p PORT] [-U PATH]\n"
+	printf("Usage: %s [-4|-6] [-dklNn] [-b|-s ADDR] [-p PORT] [-q SECS] [-U PATH]\n"
 	    "       [-w SECS] [--allow ADDR[/PREFIX]]... [--timeout SECS] [--chunk SIZE]\n"
 	    "       [--poll] [--nonblock] [--size SIZE] [-v] [--strict] [--progress]\n"
 	    "       [--name NAME] [--interval SECS] [--numeric] [--pipe-size SIZE]\n"
@@ -192,6 +195,7 @@ exchange(int sock, const struct listen_opts *lo, const struct engine_opts *eo,
 	struct duplex d = {
 		.in = STDIN_FILENO, .sock = sock, .out = STDOUT_FILENO,
 		.idle_secs = lo->idle_secs, .opts = *eo, .count_received = true,
+		.quit_secs = lo->quit_secs,
 	};
 	int r;
 
@@ -369,6 +373,9 @@ parse_options(int argc, char *argv[], struct listen_opts *lo, struct tcp_opts *t
 		case 'd':
 			lo->no_send = true;
 			break;
+		case 'q':
+			lo->quit_secs = option_seconds("-q", optarg);
+			break;
 		case 'k':
 			lo->keep_open = true;
 			break;
@@ -421,7 +428,7 @@ parse_options(int argc, char *argv[], struct listen_opts *lo, struct tcp_opts *t
 int
 main(int argc, char *argv[])
 {
-	struct listen_opts lo = { .timeout_secs = -1 };
+	struct listen_opts lo = { .timeout_secs = -1, .quit_secs = -1 };
 	struct tcp_opts to = { .family = AF_UNSPEC };
 	const char *bind_addr = NULL;
 	char *port = NULL;

@@ -19,10 +19,13 @@
 static const char options[] =
 	"4 -\tuse IPv4 addresses only\n"
 	"6 -\tuse IPv6 addresses only\n"
+	"d -\tdo not read standard input: receive only, as nc -d\n"
 	"N -\taccepted, as nc's: the end of input always shuts down\n"
 	"n -\tnumeric HOST and PORT only, no DNS or service names\n"
 	"s - ADDR\tconnect from the local address ADDR\n"
 	"U - PATH\tconnect to a Unix-domain stream socket (no HOST PORT)\n"
+	"q - SECS\tonce standard input ended, wait SECS at most for the\n"
+	"\tpeer to close, then quit, as nc -q (0: at once)\n"
 	"w - SECS\tgive up when connecting, or nothing moving, takes SECS\n"
 	"- retry SECS\tkeep trying to connect for SECS seconds\n"
 	"- no-reply\tdrop what the peer sends instead of writing it out\n";
@@ -33,7 +36,7 @@ enum { OPT_RETRY = OPT_TOOL_FIRST, OPT_NO_REPLY };
 static void
 help(void)
 {
-	printf("Usage: %s [-4|-6] [-Nn] [-s ADDR] [-U PATH] [-w SECS] [--retry SECS]\n"
+	printf("Usage: %s [-4|-6] [-dNn] [-q SECS] [-s ADDR] [-U PATH] [-w SECS] [--retry SECS]\n"
 	    "       [--no-reply] [-L RATE] [--size SIZE] [-v] [--strict] [--progress]\n"
 	    "       [--name NAME] [--interval SECS] [--numeric] [--pipe-size SIZE]\n"
 	    "       HOST PORT | HOST:PORT\n"
@@ -103,7 +106,7 @@ int
 main(int argc, char *argv[])
 {
 	struct tcp_opts to = { .family = AF_UNSPEC };
-	struct duplex d = { .in = STDIN_FILENO, .out = STDOUT_FILENO };
+	struct duplex d = { .in = STDIN_FILENO, .out = STDOUT_FILENO, .quit_secs = -1 };
 	const char *unix_path = NULL;
 	char *host = NULL, *port = NULL;
 	char peer[300];
@@ -117,6 +120,12 @@ main(int argc, char *argv[])
 			break;
 		case 'U':
 			unix_path = optarg;
+			break;
+		case 'd':
+			d.no_send = true;
+			break;
+		case 'q':
+			d.quit_secs = option_seconds("-q", optarg);
 			break;
 		case 'w':
 			to.timeout_secs = option_seconds("-w", optarg);

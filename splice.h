@@ -616,6 +616,8 @@ struct duplex {
 	 */
 	bool count_received;
 	double idle_secs;	/* > 0: nothing moving either way this long fails */
+	bool no_send;		/* nc -d: in is not read, nor the sending side shut */
+	double quit_secs;	/* nc -q: >= 0, once in ended, end this much later */
 	struct engine_opts opts;	/* strict, verbose, pipe size */
 	/* results */
 	uint64_t sent, received;
@@ -632,7 +634,9 @@ struct duplex {
  * peer has closed.  Zero-copy where the kernel allows: splice(2) from or
  * to a pipe, sendfile(2) from a regular file, else splice(2) through a
  * pipe of its own; read/write where the kernel refuses (not with
- * d->opts.strict).  No call waits: one poll(2) loop for both directions, so
+ * d->opts.strict).  With d->no_send, only the peer's bytes move; with
+ * d->quit_secs >= 0, the run ends that long after d->in ended, whether
+ * the peer closed or not, as nc -q.  No call waits: one poll(2) loop for both directions, so
  * a peer that echoes cannot deadlock it and a reply reaches d->out as it
  * comes.  Makes d->sock non-blocking.  Returns 0, or -1 with d->error
  * set; prints nothing but -v notes.

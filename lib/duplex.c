@@ -301,25 +301,32 @@ way_close(struct way *w)
 static int
 duplex_loop(struct duplex *d, struct way *ways)
 {
-	double deadline = d->idle_secs > 0 ? now_seconds() + d->idle_secs : -1;
+	double deadline = d->idle_secs > 0 ? now_seconds() + d->idle_secs : -1, quit_at = -1;
 
 	while (!ways[0].done || !ways[1].done) {
 		struct pollfd pfds[2];
 		nfds_t n = 0;
 		int r;
 
+		/* nc -q: the input ended; the peer gets quit_secs more, then no more. */
+		if (d->quit_secs >= 0 && ways[0].done && !d->no_send && quit_at < 0)
+			quit_at = now_seconds() + d->quit_secs;
+		if (quit_at >= 0 && now_seconds() >= quit_at)
+			return 0;
+
 		for (int i = 0; i < 2; i++)
 			if (!ways[i].done)
 				pfds[n++] = (struct pollfd){
 					.fd = ways[i].wait_fd, .events = ways[i].wait_events,
 				};
-		r = poll(pfds, n, poll_timeout_ms(deadline));
+		r = poll(pfds, n, poll_timeout_ms(quit_at >= 0 && (deadline < 0 || quit_at < deadline) ?
+		    quit_at : deadline));
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0)
 			return xfer_error_set(&d->error, SIDE_NONE, "poll", errno);
 		if (r == 0) {
-			if (now_seconds() >= deadline)
+			if (deadline >= 0 && now_seconds() >= deadline)
 				return xfer_error_set(&d->error, SIDE_PEER, "poll", ETIMEDOUT);
 			continue;
 		}
@@ -348,6 +355,7 @@ duplex_run(struct duplex *d)
 		return xfer_error_set(&d->error, SIDE_PEER, "fcntl", errno);
 	way_init(&ways[0], d->in, d->sock, true);
 	way_init(&ways[1], d->sock, d->out, false);
+	ways[0].done = d->no_send;
 	if (d->no_reply)
 		ways[1].how = M_READ_WRITE;
 	r = duplex_loop(d, ways);

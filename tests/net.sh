@@ -1541,4 +1541,39 @@ t_tonet_progress_counts_sent() {
   :
 }
 
+tcase t_nc_q_d "nc's -q SECS (quit once stdin ended, the peer open or not) on both tools, and -d on splice-tonet (stdin never read)"
+t_nc_q_d() {
+  # A listener that never closes: its own stdin never ends.
+  mkfifo never
+  exec 5<> never
+  start_receiver -i never got.l lerr timeout 60 splice-fromnet -b 127.0.0.1 0
+  printf hello | run_status st timeout 20 splice-tonet -q 0.2 127.0.0.1 "$PORT" > got.c
+  status_in 0 st "splice-tonet -q 0.2, a peer that stays"
+  wait_until "the listener never got hello" grep -q '^hello$' got.l
+  # Without -q it waits for the peer, as nc does: still there after a while.
+  start_receiver -i never got.l0 lerr0 timeout 60 splice-fromnet -b 127.0.0.1 0
+  printf hi | run_status st timeout 1 splice-tonet 127.0.0.1 "$PORT" > /dev/null
+  status_in 124 st "splice-tonet without -q, a peer that stays"
+  exec 5>&-
+  # The listener's own -q: its stdin ended, a client that never shuts down.
+  start_receiver -i /dev/null got.l2 lerr2 sh -c 'printf abc | exec timeout 20 splice-fromnet -q 0.2 -b 127.0.0.1 0'
+  lpid=$RPID
+  exec 6<> never
+  timeout 20 splice-tonet 127.0.0.1 "$PORT" < never > got.c2 &
+  cpid=$!
+  bg_started
+  reap_within "$lpid" 20 "splice-fromnet -q 0.2"
+  [ "$REAPED" = 0 ] || fail "splice-fromnet -q ended $REAPED"
+  wait_until "the client never got abc" grep -q '^abc$' got.c2
+  kill "$cpid"
+  exec 6>&-
+  # -d: nothing read from stdin (its offset stays for the next reader).
+  printf 'stdin stays\n' > in
+  start_receiver -i /dev/null got.l3 lerr3 sh -c 'printf xyz | exec timeout 20 splice-fromnet -q 0.2 -b 127.0.0.1 0'
+  { timeout 20 splice-tonet -d 127.0.0.1 "$PORT" > got.c3; cat > rest; } < in
+  [ "$(cat got.c3)" = xyz ] || fail "splice-tonet -d got '$(cat got.c3)'"
+  same in rest
+  [ ! -s got.l3 ] || fail "splice-tonet -d sent '$(cat got.l3)'"
+}
+
 run_area "$@"
