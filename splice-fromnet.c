@@ -61,11 +61,11 @@ enum { OPT_ALLOW = OPT_TOOL_FIRST, OPT_TIMEOUT, OPT_CHUNK, OPT_POLL, OPT_NONBLOC
 static void
 help(void)
 {
-	printf("Usage: %s [-4|-6] [-dklNn] [-b|-s ADDR] [-p PORT] [-q SECS] [-U PATH]\n"
-	    "       [-w SECS] [--allow ADDR[/PREFIX]]... [--timeout SECS] [--chunk SIZE]\n"
-	    "       [--poll] [--nonblock] [--size SIZE] [-v] [--strict] [--progress]\n"
-	    "       [--name NAME] [--interval SECS] [--numeric] [--pipe-size SIZE]\n"
-	    "       [HOST] PORT | HOST:PORT | -p PORT [HOST]\n"
+	printf("Usage: %s [-4|-6] [-dklNn] [-b|-s ADDR] [-p PORT] [-q SECS]\n"
+	    "       [-U PATH] [-w SECS] [--allow ADDR[/PREFIX]]... [--timeout SECS]\n"
+	    "       [--chunk SIZE] [--poll] [--nonblock] [--size SIZE] [-v] [--strict]\n"
+	    "       [--progress] [--name NAME] [--interval SECS] [--numeric]\n"
+	    "       [--pipe-size SIZE] [HOST] PORT | HOST:PORT | -p PORT [HOST]\n"
 	    "Listen on TCP PORT (0: any free port), accept a connection and splice(2)\n"
 	    "what the peer sends to standard output; as nc -l, send standard input to\n"
 	    "the peer meanwhile, unless it is a terminal or /dev/null.  The address and\n"

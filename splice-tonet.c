@@ -36,10 +36,10 @@ enum { OPT_RETRY = OPT_TOOL_FIRST, OPT_NO_REPLY };
 static void
 help(void)
 {
-	printf("Usage: %s [-4|-6] [-dNn] [-q SECS] [-s ADDR] [-U PATH] [-w SECS] [--retry SECS]\n"
-	    "       [--no-reply] [-L RATE] [--size SIZE] [-v] [--strict] [--progress]\n"
-	    "       [--name NAME] [--interval SECS] [--numeric] [--pipe-size SIZE]\n"
-	    "       HOST PORT | HOST:PORT\n"
+	printf("Usage: %s [-4|-6] [-dNn] [-q SECS] [-s ADDR] [-U PATH] [-w SECS]\n"
+	    "       [--retry SECS] [--no-reply] [-L RATE] [--size SIZE] [-v] [--strict]\n"
+	    "       [--progress] [--name NAME] [--interval SECS] [--numeric]\n"
+	    "       [--pipe-size SIZE] HOST PORT | HOST:PORT\n"
 	    "Send standard input to a TCP peer with splice(2) or sendfile(2) while what\n"
 	    "the peer sends goes to standard output; at the end of the input, shut the\n"
 	    "connection down for writing and wait until the peer closes it.\n"
