@@ -28,7 +28,9 @@ static const char options[] =
 	"p resume PERCENT\tonce the buffer was full, read again only when it\n"
 	"\thas drained to PERCENT (default 100: at once)\n"
 	"L rate-limit RATE\twrite at most RATE bytes a second (4M, 500KB);\n"
-	"\tinput is still taken as fast as it comes\n";
+	"\tinput is still taken as fast as it comes\n"
+	"- pipe-size SIZE\tthe buffer's pipes (default: pipe-max-size) and\n"
+	"\tthe pipes in and out (default 1M) grown to SIZE\n";
 #define WITH (OPTS_PV_RATE | OPTS_SIZE)
 
 static void
@@ -78,6 +80,9 @@ parse_options(int argc, char *argv[], struct ring_job *job)
 			break;
 		case 'p':
 			job->resume_percent = option_percent("-p", optarg);
+			break;
+		case OPT_TOOL_FIRST:	/* --pipe-size, worded here */
+			common_option(OPT_PIPE_SIZE, optarg, help);
 			break;
 		default:
 			common_option(opt, optarg, help);

@@ -179,8 +179,6 @@ static volatile sig_atomic_t tty_changed;
 static void
 on_signal(int sig)
 {
-	int saved_errno = errno;
-
 	switch (sig) {
 	case SIGWINCH:
 		resized = 1;
@@ -201,7 +199,6 @@ on_signal(int sig)
 	default:
 		stop_signal = sig;
 	}
-	errno = saved_errno;
 }
 
 static void

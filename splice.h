@@ -192,7 +192,10 @@ double option_seconds(const char *opt, const char *arg);
  * an entry without it is left out of --help.  getopt_long() returns the
  * first letter, or for an entry without one OPT_TOOL_FIRST, OPT_TOOL_FIRST
  * + 1, ... in their order in the text.  The options every tool takes
- * follow the tool's own, with those of `with` (OPTS_ bits).
+ * follow the tool's own, with those of `with` (OPTS_ bits).  A tool's own
+ * entry of a common option's long name (--pipe-size) words its --help line
+ * in the common one's place: getopt_long() finds the tool's first, whose
+ * code the tool hands to common_option() as the common code.
  */
 enum {
 	OPTS_RATE_LIMIT = 1,	/* -L, --rate-limit RATE; pv's --rate refused */

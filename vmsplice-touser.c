@@ -31,7 +31,9 @@ static const char options[] =
 	"n nonblock\tSPLICE_F_NONBLOCK, waiting in poll(2)\n"
 	"- quiet\tsay nothing of a difference, the exit status alone\n"
 	"\ttells (cmp -s; -s is --size here)\n"
-	"- silent\tthe same as --quiet\n";
+	"- silent\tthe same as --quiet\n"
+	"- pipe-size SIZE\tgrow standard input's pipe to SIZE (default: as\n"
+	"\tits writer made it)\n";
 #define WITH 0
 /* The codes of the options without a letter, in their order in options[]. */
 enum {
@@ -40,6 +42,7 @@ enum {
 	OPT_CHUNK,
 	OPT_QUIET,
 	OPT_SILENT,
+	OPT_OWN_PIPE_SIZE,
 };
 
 static void
@@ -264,6 +267,9 @@ parse_options(int argc, char *argv[], struct touser_job *job)
 		case 's':
 			job->size = strcmp(optarg, "inf") == 0 ? TO_EOF :
 			    option_size("--size", optarg);
+			break;
+		case OPT_OWN_PIPE_SIZE:
+			common_option(OPT_PIPE_SIZE, optarg, help);
 			break;
 		case OPT_QUIET:
 		case OPT_SILENT:

@@ -305,6 +305,7 @@ duplex_loop(struct duplex *d, struct way *ways)
 
 	while (!ways[0].done || !ways[1].done) {
 		struct pollfd pfds[2];
+		double until;
 		nfds_t n = 0;
 		int r;
 
@@ -319,8 +320,8 @@ duplex_loop(struct duplex *d, struct way *ways)
 				pfds[n++] = (struct pollfd){
 					.fd = ways[i].wait_fd, .events = ways[i].wait_events,
 				};
-		r = poll(pfds, n, poll_timeout_ms(quit_at >= 0 && (deadline < 0 || quit_at < deadline) ?
-		    quit_at : deadline));
+		until = quit_at >= 0 && (deadline < 0 || quit_at < deadline) ? quit_at : deadline;
+		r = poll(pfds, n, poll_timeout_ms(until));
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0)

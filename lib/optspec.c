@@ -3,6 +3,7 @@
  * getopt_long()'s tables and the option lines of --help.  See splice.h.
  */
 #include <getopt.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -200,9 +201,24 @@ options_next(int argc, char *argv[], const char *spec, unsigned int with)
 	return getopt_long(argc, argv, t.shorts, t.longs, NULL);
 }
 
-/* Prints the --help lines of the entries of spec. */
+/* Whether spec has an entry of the long name name (len bytes). */
+static bool
+spec_names(const char *spec, const char *name, size_t len)
+{
+	struct entry e;
+
+	while (spec && next_entry(&spec, &e))
+		if (e.name_len == len && strncmp(e.name, name, len) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * Prints the --help lines of the entries of spec, but those that own (the
+ * tool's spec, when spec is a common part) names too: the tool words them.
+ */
 static void
-print_spec(const char *spec)
+print_spec(const char *spec, const char *own)
 {
 	struct entry e;
 
@@ -210,7 +226,7 @@ print_spec(const char *spec)
 		int len = 2;
 		const char *h = e.help;
 
-		if (e.help_len == 0)
+		if (e.help_len == 0 || (e.name_len && spec_names(own, e.name, e.name_len)))
 			continue;
 		fputs("  ", stdout);
 		for (size_t i = 0; i < e.n_letters; i++)
@@ -236,14 +252,13 @@ print_spec(const char *spec)
 static void
 print_common_part(const char *spec, bool in, void *arg)
 {
-	(void)arg;
 	if (in)
-		print_spec(spec);
+		print_spec(spec, arg);
 }
 
 void
 options_help(const char *spec, unsigned int with)
 {
-	print_spec(spec);
-	each_common_part(with, print_common_part, NULL);
+	print_spec(spec, NULL);
+	each_common_part(with, print_common_part, (void *)(uintptr_t)spec);
 }

@@ -244,6 +244,31 @@ zombie_is() {
   [ -s zombie.pid ] && [ "$(state_of "$(cat zombie.pid)")" = Z ]
 }
 
+tcase t_top_pipe_size_defaults \
+  "each tool's --pipe-size default, as its --help words it, seen from outside: vmsplice-touser keeps its writer's pipe, splice-buffer grows it to 1M"
+t_top_pipe_size_defaults() {
+  page=$(helper splice-probe)
+  [ "$("$page" page-size)" = 4096 ] || skip "pipes of 16 pages of 4 KiB expected"
+  [ "$(cat /proc/sys/fs/pipe-max-size)" -ge 1048576 ] || skip "pipe-max-size below 1M"
+  vmsplice-touser --help | grep -q -- "--pipe-size SIZE  grow standard input's pipe to SIZE (default: as" ||
+    fail "vmsplice-touser --help: its --pipe-size default"
+  for tool in "vmsplice-touser 65536" "vmsplice-touser --pipe-size 256K 262144" \
+    "splice-buffer 1048576"; do
+    want=${tool##* }
+    cmd=${tool% *}
+    top_pipeline 2 "sleep 300 | $cmd > /dev/null"
+    wait_until "setup: $cmd never ran" runs_prog "$(stage 2)" "${cmd%% *}"
+    wait_until "$cmd: its input pipe never became $want bytes" pipe_is "$(stage 2)" "$want"
+    kill $STAGES
+  done
+}
+
+# pipe_is PID BYTES: the pipe PID reads is BYTES bytes, as splice-top sees it.
+pipe_is() {
+  splice-top --numeric -n 1 -d 0.01 "$1" > sizes 2> /dev/null &&
+    [ "$(record pipe capacity sizes)" = "$2" ]
+}
+
 tcase t_top_gone "a pid that ended, a group of none: no such process, exit 1, no frame"
 t_top_gone() {
   sh -c 'exit 0' &
