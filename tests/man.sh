@@ -81,7 +81,7 @@ t_man_width() {
   done
 }
 
-tcase t_man_punctuation "no page renders doubled punctuation (',,' ',.' ';;' ...)"
+tcase t_man_punctuation "no page renders doubled punctuation (',,' ',.' ';;' ...); every system error message a page quotes renders whole (mdoc reads a leading No as a macro)"
 t_man_punctuation() {
   need_source man
   need man col
@@ -90,15 +90,6 @@ t_man_punctuation() {
     # ("::" is an IPv6 address.)
     grep -n '[,;][,.;:]\|:[,;]' page.txt > doubled || :
     [ ! -s doubled ] || { cat doubled >&2; fail "${page##*/}: doubled punctuation"; }
-  done
-}
-
-tcase t_man_messages "every system error message a page quotes renders whole (mdoc reads a leading No as a macro)"
-t_man_messages() {
-  need_source man
-  need man col
-  for page in "$MAN"/*.[17]; do
-    rendered "$page"
     tr -s ' \n' '  ' < page.txt > flat
     for msg in "No space left on device" "No such file or directory" "Is a directory" \
       "Broken pipe" "Bad file descriptor" "Permission denied" "Operation not permitted" \
