@@ -230,7 +230,7 @@ t_verbose_progress() {
   [ "$(wc -l < out)" -eq 3 ] || fail "stdout: $(cat out)"
 }
 
-tcase t_suite_args "bench/run.sh parses: --list names its cases; bad arguments exit 2 before any build"
+tcase --source bench/run.sh t_suite_args "bench/run.sh parses: --list names its cases; bad arguments exit 2 before any build"
 t_suite_args() {
   need_source bench/run.sh
   suite=$TESTS/../bench/run.sh
@@ -247,7 +247,7 @@ t_suite_args() {
   done
 }
 
-tcase t_cases_in_page "every case of --list has its entry in the manual page's list of cases"
+tcase --source man/splice-bench.1 t_cases_in_page "every case of --list has its entry in the manual page's list of cases"
 t_cases_in_page() {
   need_source man/splice-bench.1
   splice-bench --list | awk '{ print $1 }' > cases

@@ -16,12 +16,12 @@ replay() {
   ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" "$bin" "$CORPUS/$1"/* > /dev/null 2> err || { tail -n 20 err >&2; fail "replay of $1"; }
 }
 
-tcase t_size "size parser: the fuzz corpus parses or fails cleanly, and reads back"
+tcase --source fuzz/corpus t_size "size parser: the fuzz corpus parses or fails cleanly, and reads back"
 t_size() {
   replay size
 }
 
-tcase t_tool_options "every tool's option parsing: the fuzz corpus exits 0, 1 or 2, no crash"
+tcase --source fuzz/corpus t_tool_options "every tool's option parsing: the fuzz corpus exits 0, 1 or 2, no crash"
 t_tool_options() {
   for tool in $TOOLS; do
     # splice-bench forks workers, so it has no fuzz target (fuzz/meson.build).

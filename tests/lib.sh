@@ -33,6 +33,9 @@ WATCHERS="splice-top"
 
 # tcase [--alone|--long] FUNCTION "what it checks": the case's line of
 # `list` is FUNCTION, its kind (shared, long or alone) and what it checks.
+# --source PATH: the case needs PATH of the source tree (its pages, its
+# sources, the fuzz corpora): where the harness runs installed, without it,
+# the case is not listed nor run, only counted.
 # --long: a case of 7 s or more on a quiet machine, most of it waiting;
 # tests/run.sh starts it before the others, so that it does not hold the
 # run's end, numbered as a shared case.  --alone: the case
@@ -44,12 +47,21 @@ WATCHERS="splice-top"
 # nothing beside it.
 CASES=
 tcase() {
-  _kind=shared
-  case $1 in --alone | --long)
-    _kind=${1#--}
-    shift
-    ;;
-  esac
+  _kind=shared _source=
+  while :; do
+    case $1 in
+    --alone | --long) _kind=${1#--}; shift ;;
+    --source) _source=$2; shift 2 ;;
+    *) break ;;
+    esac
+  done
+  # A case that needs a part of the source tree is no case of an installed
+  # run: listed as "- source NAME", the runner counts it and runs nothing.
+  if [ -n "$_source" ] && [ ! -e "$TESTS/../$_source" ]; then
+    CASES="$CASES
+- source $1"
+    return
+  fi
   CASES="$CASES
 $1 $_kind $2"
 }

@@ -8,7 +8,7 @@ MAN=$TESTS/../man
 COMMANDS="$TOOLS $WATCHERS splice-selftest"
 PATH=$PATH:$BINDIR
 
-tcase t_lint "mandoc -Tlint: no warning in any page"
+tcase --source man t_lint "mandoc -Tlint: no warning in any page"
 t_lint() {
   need_source man
   need mandoc
@@ -17,7 +17,7 @@ t_lint() {
   done
 }
 
-tcase t_page_per_tool "every built tool has a page"
+tcase --source man t_page_per_tool "every built tool has a page"
 t_page_per_tool() {
   need_source man
   for tool in $COMMANDS; do
@@ -25,7 +25,7 @@ t_page_per_tool() {
   done
 }
 
-tcase t_options_documented "every long option in --help is in the page's SYNOPSIS or options"
+tcase --source man t_options_documented "every long option in --help is in the page's SYNOPSIS or options"
 t_options_documented() {
   need_source man
   for name in $COMMANDS; do
@@ -70,7 +70,7 @@ rendered() {
   [ -s page.txt ] || fail "man -l $1: nothing rendered"
 }
 
-tcase t_man_width "every page at MANWIDTH=80 stays under 80 columns, examples included"
+tcase --source man t_man_width "every page at MANWIDTH=80 stays under 80 columns, examples included"
 t_man_width() {
   need_source man
   need man col
@@ -81,7 +81,7 @@ t_man_width() {
   done
 }
 
-tcase t_man_punctuation "no page renders doubled punctuation (',,' ',.' ';;' ...); every system error message a page quotes renders whole (mdoc reads a leading No as a macro)"
+tcase --source man t_man_punctuation "no page renders doubled punctuation (',,' ',.' ';;' ...); every system error message a page quotes renders whole (mdoc reads a leading No as a macro)"
 t_man_punctuation() {
   need_source man
   need man col
@@ -101,7 +101,7 @@ t_man_punctuation() {
   done
 }
 
-tcase t_man_names_all "splice-selftest(1) names every area of the harness; splice-tools(7) every command"
+tcase --source man t_man_names_all "splice-selftest(1) names every area of the harness; splice-tools(7) every command"
 t_man_names_all() {
   need_source man
   for area in $(sh "$TESTS/run.sh" --list-areas); do
@@ -113,7 +113,7 @@ t_man_names_all() {
   done
 }
 
-tcase t_man_versions "a page's 'in splice-tools X.Y.Z' names an older version than --version's"
+tcase --source man t_man_versions "a page's 'in splice-tools X.Y.Z' names an older version than --version's"
 t_man_versions() {
   need_source man
   version=$(splice-cat --version | sed -n 's/^splice-cat (splice-tools) //p')

@@ -186,7 +186,8 @@ for area in $(areas); do
     { echo "$PROG: $TESTS/$area.sh list failed" >&2; exit 1; }
 done
 for f in $FILTER; do
-  [ -f "$WORK/list.$f" ] || awk -v f="$f" '$1 == f { found = 1 } END { exit !found }' \
+  [ -f "$WORK/list.$f" ] ||
+    awk -v f="$f" '$1 == f || ($1 == "-" && $3 == f) { found = 1 } END { exit !found }' \
     "$WORK"/list.* || usage_error "no such area or case: '$f'"
 done
 selected() {
@@ -201,6 +202,8 @@ for pass in shared alone; do
   for area in $(areas); do
     while read -r name kind desc; do
       [ -n "$name" ] || continue
+      # A case of the source tree's, in an installed run: counted below.
+      [ "$name" != - ] || continue
       case $pass:$kind in shared:shared | shared:long | alone:alone) ;; *) continue ;; esac
       selected "$area" "$name" || continue
       total=$((total + 1))
@@ -208,6 +211,14 @@ for pass in shared alone; do
     done < "$WORK/list.$area"
   done
 done > "$WORK/plan"
+# The cases an installed run has not: those named, or all of the areas named.
+not_here=0
+for area in $(areas); do
+  while read -r name kind case_name; do
+    [ "$name" = - ] || continue
+    selected "$area" "$case_name" && not_here=$((not_here + 1))
+  done < "$WORK/list.$area"
+done
 if [ -n "$LIST" ]; then
   cat "$WORK/plan"
   exit 0
@@ -285,6 +296,8 @@ echo "# machine $(uname -m), pages of $("$HELPERS/splice-probe" page-size 2> /de
   echo unknown) bytes"
 echo "# $JOBS cases at a time"
 echo "# a case that runs $CASE_TIMEOUT s ($KERNEL_TIMEOUT s in the kernel area) is ended, timed out"
+[ "$not_here" -eq 0 ] || echo "# $not_here cases need the source tree (its pages, sources," \
+  "fuzz corpora), which an installed run has not: not run"
 
 # The machine's harness lock: every shared case runs holding it shared, an
 # alone case holding it alone, so that an alone case is alone beside other

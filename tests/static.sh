@@ -6,7 +6,7 @@
 
 SRC=$(cd "$TESTS/.." && pwd)
 
-tcase t_cppcheck "cppcheck: no warning, style or portability finding"
+tcase --source lib t_cppcheck "cppcheck: no warning, style or portability finding"
 t_cppcheck() {
   need_source lib
   need cppcheck
@@ -17,7 +17,7 @@ t_cppcheck() {
     ./*.c bench/*.c top/*.c lib/*.c tests/*.c tests/probe/*.c fuzz/*.c) > out 2>&1 || { cat out >&2; fail "cppcheck"; }
 }
 
-tcase --long t_clang_tidy "clang-tidy bugprone-* and cert-*: no warning"
+tcase --long --source lib t_clang_tidy "clang-tidy bugprone-* and cert-*: no warning"
 t_clang_tidy() {
   need_source lib
   need clang-tidy
@@ -99,7 +99,7 @@ uses() {
   ' ../decls $(cat ../files)) > uses
 }
 
-tcase t_decls_called "every function splice.h or lib/internal.h declares has a caller outside its own file; splice.h's a tool, bench/ or fuzz/"
+tcase --source lib/internal.h t_decls_called "every function splice.h or lib/internal.h declares has a caller outside its own file; splice.h's a tool, bench/ or fuzz/"
 t_decls_called() {
   need_source lib/internal.h
   uses
@@ -114,7 +114,7 @@ t_decls_called() {
   fi
 }
 
-tcase t_lib_map "lib/: no two files call each other, no cycle; splice.h's map names every call, the headers' banners follow it"
+tcase --source lib/internal.h t_lib_map "lib/: no two files call each other, no cycle; splice.h's map names every call, the headers' banners follow it"
 t_lib_map() {
   need_source lib/internal.h
   need tsort
@@ -151,7 +151,7 @@ t_lib_map() {
   fi
 }
 
-tcase t_strict_rule "lib/: --strict is read by fallback_allowed() alone (lib/failure.c): every engine falls back by one rule"
+tcase --source lib/failure.c t_strict_rule "lib/: --strict is read by fallback_allowed() alone (lib/failure.c): every engine falls back by one rule"
 t_strict_rule() {
   need_source lib/failure.c
   need cc
@@ -168,7 +168,7 @@ t_strict_rule() {
   fi
 }
 
-tcase t_columns "no line of C passes 100 columns (.editorconfig, tabs of 8)"
+tcase --source lib t_columns "no line of C passes 100 columns (.editorconfig, tabs of 8)"
 t_columns() {
   need_source lib
   (cd "$SRC" && find . \( -name 'build*' -o -name '.*' ! -name . \) -prune -o \
@@ -182,7 +182,7 @@ t_columns() {
   fi
 }
 
-tcase t_main_length "every tool's main() is at most 80 lines: options, then one function per phase"
+tcase --source lib t_main_length "every tool's main() is at most 80 lines: options, then one function per phase"
 t_main_length() {
   need_source lib
   for f in "$SRC"/*.c; do
