@@ -256,6 +256,31 @@ EOF
   [ ! -e late ] || fail "the case's shell went on after its timeout"
 }
 
+tcase t_harness_reader_gone \
+  "the harness's reader gone (splice-selftest | head): the runner, its ticker and its cases end, nothing left running"
+t_harness_reader_gone() {
+  mkdir h
+  cp "$TESTS/run.sh" "$TESTS/lib.sh" h/
+  cat > h/long.sh << EOF
+. "\$TESTS/lib.sh"
+tcase t_first "passes once the other runs"
+t_first() { while [ ! -s "$PWD/case.pid" ]; do sleep 0.05; done; }
+tcase t_wait "waits"
+t_wait() { echo \$\$ > "$PWD/case.pid"; sleep 300; }
+run_area "\$@"
+EOF
+  # In a session of its own, so that whatever it leaves can be found.  head
+  # takes the plan and the comments; the first result finds no reader.
+  setsid sh -c 'sh h/run.sh --bindir "$1" -j 2 long | head -n 5 > first' sh "$BINDIR" \
+    < /dev/null 2> err &
+  sid=$!
+  bg_started
+  reap_within "$sid" 60 "the harness, its reader gone"
+  no_leftovers "$sid" "the harness, its reader gone"
+  [ -s case.pid ] || fail "the waiting case never ran"
+  [ "$(head -n 1 first)" = "1..2" ] || fail "the first line: $(head -n 1 first)"
+}
+
 tcase --long t_harness_ktap \
   "--ktap: KTAP version 1 a strict checker takes; an area a subtest, a case named by its id alone, the same whether it passes, fails, skips or times out"
 t_harness_ktap() {

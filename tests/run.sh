@@ -370,6 +370,9 @@ end_cases() {
 }
 trap 'end_cases; exit 130' INT
 trap 'end_cases; exit 143' TERM
+# Its reader gone (splice-selftest | head): the cases end too, and nothing
+# more is written.
+trap 'trap "" PIPE; end_cases; exit 141' PIPE
 
 # report N: the TAP line of the finished case N (its log after it when it
 # failed), counted.
@@ -623,8 +626,10 @@ stuck() {
 }
 
 # A tick on the FIFO every second: the runner looks for cases out of time
-# even when no case ends.
-while sleep 1; do echo tick; done >&3 &
+# even when no case ends.  It ends with the runner, however that ended
+# (it holds the FIFO open itself: its writes would never fail).
+runner=$$
+while sleep 1 && kill -0 "$runner" 2> /dev/null; do echo tick; done >&3 &
 ticker=$!
 
 running=0 next_start=1 next_report=1 alone_runs='' c='' running_list='' _began=0 _limit=0
