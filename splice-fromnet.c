@@ -13,6 +13,7 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include "splice.h"
@@ -441,7 +442,12 @@ main(int argc, char *argv[])
 	if (lo.send && lo.keep_open)
 		usage_error("-k: one standard input cannot go to many peers;"
 		    " add -d, or read /dev/null");
+	/* Unlike nc -l, a terminal is not sent: said, and what is typed dropped at the end. */
+	if (!lo.no_send && isatty(STDIN_FILENO))
+		note("standard input is a terminal: nothing typed is sent");
 	status = listen_and_serve(&lo, &to, bind_addr, port);
 	free(lo.allow);
+	if (!lo.send && isatty(STDIN_FILENO))
+		(void)tcflush(STDIN_FILENO, TCIFLUSH);
 	return status;
 }

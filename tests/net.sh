@@ -1576,4 +1576,18 @@ t_nc_q_d() {
   [ ! -s got.l3 ] || fail "splice-tonet -d sent '$(cat got.l3)'"
 }
 
+tcase t_listener_terminal "a listener on a 40- and an 80-column terminal says that nothing typed is sent (nc -l would send it)"
+t_listener_terminal() {
+  pty=$(helper pty-screen)
+  for cols in 40 80; do
+    run_status st "$pty" -s "${cols}x24" -- splice-fromnet --timeout 0.2 -b 127.0.0.1 0 > screen
+    status_in 1 st "splice-fromnet --timeout 0.2, no peer"
+    tr -d ' \n' < screen | grep -q "standardinputisaterminal:nothingtypedissent" ||
+      { cat screen >&2; fail "$cols columns: the listener did not say it sends nothing"; }
+  done
+  # Not a terminal: no word of it.
+  splice-fromnet --timeout 0.2 -b 127.0.0.1 0 < /dev/null > /dev/null 2> err || :
+  ! grep -q "terminal" err || fail "a note with no terminal"
+}
+
 run_area "$@"
