@@ -316,7 +316,8 @@ open_outputs(struct tee_job *job, struct tee_cmd *cmd, bool stdout_closed)
 	for (size_t i = 0; i < p->n; i++) {
 		o++;
 		o->name = p->names[i];
-		/* tcp_connect() says what went wrong. */
+		/* tcp_connect() says what went wrong, naming the peer as -n did. */
+		p->opts.name = p->names[i];
 		o->fd = p->fds[i] = tcp_connect(p->hosts[i], p->ports[i], &p->opts);
 		if (o->fd < 0) {
 			/* open_failed() may end the tool: the others get a reset. */

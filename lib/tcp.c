@@ -135,10 +135,12 @@ tcp_connect(const char *host, const char *port, const struct tcp_opts *o)
 		if ((gai != 0 && gai != EAI_AGAIN && gai != EAI_SYSTEM) ||
 		    now_seconds() >= deadline) {
 			if (gai != 0 && gai != EAI_SYSTEM)
-				warn_msg("%s %s: %s", host, port, gai_strerror(gai));
+				warn_msg("%s%s%s: %s", o->name ? o->name : host, o->name ? "" : " ",
+				    o->name ? "" : port, gai_strerror(gai));
 			else {
 				errno = err ? err : ECONNREFUSED;
-				warn_errno("%s %s", host, port);
+				warn_errno("%s%s%s", o->name ? o->name : host, o->name ? "" : " ",
+				    o->name ? "" : port);
 			}
 			return -1;
 		}

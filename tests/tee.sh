@@ -496,7 +496,7 @@ t_net() {
   wait "$RPID" || true
   { cat in | run_status st splice-tee -n "127.0.0.1:$PORT" f1; } 2> err | cat > out
   status_in 1 st "splice-tee --net to a closed port"
-  mentions err "127.0.0.1 $PORT"
+  mentions err "127.0.0.1:$PORT: Connection refused"
   all_same in out f1
 }
 
@@ -908,6 +908,19 @@ t_tee_peer_pipe_reader() {
   [ ! -s terr ] || { cat terr >&2; fail "a message for a pipe's EPIPE in the default mode"; }
   receive_done "splice-tee after its stdout's reader left"
   same f out
+}
+
+tcase t_peer_named_as_given "splice-tee -n HOST:PORT: every message names the peer as given, HOST:PORT, a refusal and an unknown name too"
+t_peer_named_as_given() {
+  printf 'x\n' > in
+  run_status st splice-tee -n 127.0.0.1:1 < in > out 2> err
+  status_in 1 st "splice-tee -n to a closed port"
+  mentions err "^splice-tee: 127\\.0\\.0\\.1:1: Connection refused$"
+  same in out
+  run_status st splice-tee -n no-such-host.invalid:80 < in > out 2> err
+  status_in 1 st "splice-tee -n to a name that is not"
+  mentions err "^splice-tee: no-such-host\\.invalid:80: "
+  ! grep -q "127.0.0.1 1\\|invalid 80" err || fail "a peer named HOST PORT: $(cat err)"
 }
 
 run_area "$@"
