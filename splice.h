@@ -507,7 +507,7 @@ struct tcp_opts {
 	const char *source;	/* -s ADDR: connect from this address, or NULL */
 	double timeout_secs;	/* -w: > 0 bounds each connect(2), and unsent data */
 	double retry_secs;	/* --retry: keep trying to connect this long */
-	const char *name;	/* the peer in messages as the user wrote it, or NULL: "HOST PORT" */
+	const char *name;	/* the peer in messages as written, or NULL: "HOST PORT" */
 };
 
 /* The address and port of sa, as a script reads them (v4-mapped as IPv4). */
