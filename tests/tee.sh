@@ -913,11 +913,12 @@ t_tee_peer_pipe_reader() {
 tcase t_peer_named_as_given "splice-tee -n HOST:PORT: every message names the peer as given, HOST:PORT, a refusal and an unknown name too"
 t_peer_named_as_given() {
   printf 'x\n' > in
-  run_status st splice-tee -n 127.0.0.1:1 < in > out 2> err
+  # Pipes on both sides, which --strict needs.
+  { cat in | run_status st splice-tee -n 127.0.0.1:1 2> err; } | cat > out
   status_in 1 st "splice-tee -n to a closed port"
   mentions err "^splice-tee: 127\\.0\\.0\\.1:1: Connection refused$"
   same in out
-  run_status st splice-tee -n no-such-host.invalid:80 < in > out 2> err
+  { cat in | run_status st splice-tee -n no-such-host.invalid:80 2> err; } | cat > out
   status_in 1 st "splice-tee -n to a name that is not"
   mentions err "^splice-tee: no-such-host\\.invalid:80: "
   ! grep -q "127.0.0.1 1\\|invalid 80" err || fail "a peer named HOST PORT: $(cat err)"
