@@ -55,6 +55,7 @@ struct cat_job {
 	/* --skip and --count, over the operands as one stream */
 	uint64_t skip;			/* input bytes still to discard */
 	uint64_t count;			/* input bytes still to copy, TO_EOF: all */
+	const char *skip_ended;		/* the last operand read to its end inside --skip */
 	bool zero_holes;		/* --sparse: blocks of zeros as holes */
 	bool seek_given;		/* --seek: where the output is written from */
 	uint64_t seek;
@@ -196,6 +197,9 @@ skip_part(struct cat_job *job, int in, const char *name)
 	if (skip_input(&x) < 0)
 		cat_warn(&x, name);
 	job->skip -= x.moved;
+	/* Read to its end inside --skip: the last such operand, for dd's warning. */
+	if (x.error.err == 0 && job->skip > 0)
+		job->skip_ended = name;
 	return job->skip == 0 && x.error.err == 0;
 }
 
@@ -279,6 +283,8 @@ seek_output(const struct cat_job *job)
 		warn_msg("standard output: cannot seek: it is open O_APPEND (>>)");
 		return false;
 	}
+	if (job->seek > (uint64_t)INT64_MAX)
+		errno = EFBIG;
 	if (job->seek > (uint64_t)INT64_MAX ||
 	    lseek(STDOUT_FILENO, (off_t)job->seek, SEEK_SET) < 0) {
 		warn_errno("standard output: cannot seek");
@@ -294,7 +300,6 @@ main(int argc, char *argv[])
 	struct cat_job job = { .count = TO_EOF };
 	char *const *files;
 	unsigned int closed;
-	const char *last = NULL;
 	bool output_ok = true;
 
 	set_progname(argv);
@@ -318,14 +323,11 @@ main(int argc, char *argv[])
 		return EXIT_ERROR;
 
 	/* Once --count is reached, the operands left are not even opened. */
-	for (; *files && output_ok && job.count > 0; files++) {
-		last = *files;
+	for (; *files && output_ok && job.count > 0; files++)
 		output_ok = cat_file(&job, *files);
-	}
 	/* As dd: a warning, not an error, when the input ended inside --skip. */
-	if (output_ok && job.skip > 0 && last)
-		note("%s: cannot skip to specified offset",
-		    strcmp(last, "-") == 0 ? "standard input" : last);
+	if (output_ok && job.skip > 0 && job.skip_ended)
+		note("%s: cannot skip to specified offset", job.skip_ended);
 	if (output_ok && cat_format_end(&job.fmt, STDOUT_FILENO) < 0)
 		warn_errno("write error");
 	/* As dd conv=fsync: an output that cannot be synced (a pipe) fails too. */

@@ -87,15 +87,15 @@ static int
 prepare_fds(const struct duplex *d)
 {
 	/* What is sent: the peer's replies are not the transfer (duplex.count_received). */
-	(void)tool_start(STD_FD(STDIN_FILENO) | (d->no_reply ? 0 : STD_FD(STDOUT_FILENO)),
-	    COUNT_INPUT);
+	(void)tool_start((d->no_send ? 0 : STD_FD(STDIN_FILENO)) |
+	    (d->no_reply ? 0 : STD_FD(STDOUT_FILENO)), COUNT_INPUT);
 	if (exit_status() != 0)
 		return -1;
 	account_set_total(fd_size_left(STDIN_FILENO));
 	status_pipes(STDIN_FILENO, d->no_reply ? -1 : STDOUT_FILENO);
 	/* A peer that goes away is reported as EPIPE, not a silent death. */
 	signal(SIGPIPE, SIG_IGN);
-	if (fd_is_pipe(STDIN_FILENO))
+	if (!d->no_send && fd_is_pipe(STDIN_FILENO))
 		pipe_grow(STDIN_FILENO, &d->opts);
 	if (!d->no_reply && fd_is_pipe(STDOUT_FILENO))
 		pipe_grow(STDOUT_FILENO, &d->opts);

@@ -176,6 +176,9 @@ check_targets(const struct top_opts *o)
 static struct termios saved_tty, raw_tty;
 static volatile sig_atomic_t tty_changed;
 
+/* Flags alone: the loop does what a stop or a continue asks (wait_refresh()). */
+static volatile sig_atomic_t stop_asked, continued;
+
 static void
 on_signal(int sig)
 {
@@ -184,21 +187,34 @@ on_signal(int sig)
 		resized = 1;
 		break;
 	case SIGTSTP:
-		/* The shell gets its terminal back as it was, then we stop. */
-		if (tty_changed)
-			(void)tcsetattr(STDIN_FILENO, TCSANOW, &saved_tty);
-		(void)signal(SIGTSTP, SIG_DFL);
-		(void)raise(SIGTSTP);
+		stop_asked = 1;
 		break;
 	case SIGCONT:
-		(void)signal(SIGTSTP, on_signal);
-		if (tty_changed)
-			(void)tcsetattr(STDIN_FILENO, TCSANOW, &raw_tty);
+		continued = 1;
 		resized = 1;
 		break;
 	default:
 		stop_signal = sig;
 	}
+}
+
+/* ^Z: the shell gets its terminal back as it was, then we stop; taken again on fg. */
+static void
+stop_here(void)
+{
+	struct sigaction dfl, ours;
+
+	stop_asked = 0;
+	if (tty_changed)
+		(void)tcsetattr(STDIN_FILENO, TCSANOW, &saved_tty);
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	(void)sigaction(SIGTSTP, &dfl, &ours);
+	(void)kill(getpid(), SIGTSTP);
+	(void)sigaction(SIGTSTP, &ours, NULL);
+	if (tty_changed)
+		(void)tcsetattr(STDIN_FILENO, TCSANOW, &raw_tty);
+	continued = 0;
 }
 
 static void
@@ -246,6 +262,14 @@ wait_refresh(double delay, bool screen)
 	char key;
 
 	while (!stop_signal && (left = end - now_seconds()) > 0) {
+		if (stop_asked)
+			stop_here();
+		/* Continued after a stop of another's (SIGSTOP): the terminal taken again. */
+		if (continued) {
+			continued = 0;
+			if (tty_changed)
+				(void)tcsetattr(STDIN_FILENO, TCSANOW, &raw_tty);
+		}
 		if (poll(&p, screen && keys ? 1 : 0, (int)(left * 1000) + 1) > 0) {
 			n = read(STDIN_FILENO, &key, 1);
 			if (n == 1 && (key == 'q' || key == 'Q'))

@@ -298,6 +298,26 @@ way_close(struct way *w)
 	}
 }
 
+/*
+ * nc -q's end: what the peer's way can move without waiting (bytes the
+ * socket holds, or that its stage pipe holds for the output) still moves;
+ * then the run ends.  0, or -1 with d->error set.
+ */
+static int
+way_drain_now(struct duplex *d, struct way *w)
+{
+	struct pollfd p;
+
+	for (int rounds = 0; !w->done && rounds < 1024; rounds++) {
+		p = (struct pollfd){ .fd = w->wait_fd, .events = w->wait_events };
+		if (poll(&p, 1, 0) <= 0)
+			break;
+		if (way_step(d, w) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 static int
 duplex_loop(struct duplex *d, struct way *ways)
 {
@@ -313,7 +333,7 @@ duplex_loop(struct duplex *d, struct way *ways)
 		if (d->quit_secs >= 0 && ways[0].done && !d->no_send && quit_at < 0)
 			quit_at = now_seconds() + d->quit_secs;
 		if (quit_at >= 0 && now_seconds() >= quit_at)
-			return 0;
+			return way_drain_now(d, &ways[1]);
 
 		for (int i = 0; i < 2; i++)
 			if (!ways[i].done)

@@ -133,7 +133,7 @@ void account_holes(uint64_t n);
 uint64_t account_bytes(void);
 /* What account_set_total() or --size said: the bytes to expect, or TO_EOF. */
 uint64_t account_total(void);
-/* With -v: "prog: METHOD: N bytes in T s (R MiB/s)" for each method used. */
+/* With -v: "prog: N bytes by METHOD in T s (R MiB/s)" for each method used. */
 void report_methods(void);
 /* Seconds since account_reset() or restart_rate_clock(). */
 double elapsed_seconds(void);

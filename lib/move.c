@@ -117,7 +117,7 @@ static int
 move_sparse(struct xfer *x)
 {
 	off_t in_pos = lseek(x->in, 0, SEEK_CUR), out_pos = lseek(x->out, 0, SEEK_CUR);
-	off_t in_end = lseek(x->in, 0, SEEK_END);
+	off_t in_end = lseek(x->in, 0, SEEK_END), out_start = out_pos;
 	uint64_t holes = 0;
 	struct stat out_st;
 	int r = DONE;
@@ -167,7 +167,7 @@ move_sparse(struct xfer *x)
 	if (lseek(x->in, in_pos, SEEK_SET) < 0)
 		return xfer_fail(x, SIDE_INPUT, "lseek", errno);
 	if (lseek(x->out, out_pos, SEEK_SET) < 0 || fstat(x->out, &out_st) < 0 ||
-	    (out_st.st_size < out_pos && ftruncate(x->out, out_pos) < 0))
+	    (out_pos > out_start && out_st.st_size < out_pos && ftruncate(x->out, out_pos) < 0))
 		return xfer_fail(x, SIDE_OUTPUT, "ftruncate", errno);
 	/* The size was where the file ended when we looked: what came since follows. */
 	if (r == DONE && (x->len == TO_EOF || x->moved < x->len))
@@ -193,6 +193,7 @@ move_zero_holes(struct xfer *x)
 	size_t bytes, block = 4096, off, len;
 	char *buf = copy_buffer(&bytes);
 	uint64_t holes = 0;
+	bool tail_hole = false;
 	struct stat st;
 	off_t pos, end;
 	ssize_t n;
@@ -214,17 +215,19 @@ move_zero_holes(struct xfer *x)
 				if (lseek(x->out, (off_t)len, SEEK_CUR) < 0)
 					return xfer_fail(x, SIDE_OUTPUT, "lseek", errno);
 				holes += len;
+				tail_hole = true;
 				account_holes(len);
 			} else {
 				if (write_all(x->out, buf + off, len) < 0)
 					return xfer_fail(x, SIDE_OUTPUT, "write", errno);
 				account(M_READ_WRITE, len);
+				tail_hole = false;
 			}
 			x->moved += len;
 		}
 	}
 	/* A hole at the end: the size says it. */
-	if (pos > end && fstat(x->out, &st) == 0 && st.st_size < pos &&
+	if (tail_hole && pos > end && fstat(x->out, &st) == 0 && st.st_size < pos &&
 	    ftruncate(x->out, pos) < 0)
 		return xfer_fail(x, SIDE_OUTPUT, "ftruncate", errno);
 	if (x->opts.verbose && holes > 0)

@@ -108,15 +108,23 @@ next_entry(const char **s, struct entry *e)
 	return true;
 }
 
-/* Adds the entries of spec to *t, the letterless ones coded from *code on. */
+static bool spec_names(const char *spec, const char *name, size_t len);
+
+/*
+ * Adds the entries of spec to *t, the letterless ones coded from *code on;
+ * but an entry whose long name own (the tool's spec) has too keeps only its
+ * code: one entry a name, so that an abbreviation is not ambiguous.
+ */
 static void
-add_spec(struct opt_table *t, const char *spec, int *code)
+add_spec(struct opt_table *t, const char *spec, int *code, const char *own)
 {
 	struct entry e;
 
 	while (next_entry(&spec, &e)) {
 		int val = e.n_letters ? e.letters[0] : (*code)++;
 
+		if (e.name_len && spec_names(own, e.name, e.name_len))
+			continue;
 		if (t->n_shorts + 2 * e.n_letters >= sizeof(t->shorts) ||
 		    t->n_longs + 1 >= OPTS_MAX || e.name_len >= sizeof(t->names[0])) {
 			warn_msg("internal error: no room in the option table for '%.*s'",
@@ -158,6 +166,7 @@ each_common_part(unsigned int with, void (*fn)(const char *spec, bool in, void *
 struct building {
 	struct opt_table *t;
 	int code;
+	const char *own;	/* the tool's spec: its long names win */
 };
 
 static void
@@ -167,7 +176,7 @@ add_common_part(const char *spec, bool in, void *arg)
 	struct entry e;
 
 	if (in) {
-		add_spec(b->t, spec, &b->code);
+		add_spec(b->t, spec, &b->code, b->own);
 		return;
 	}
 	/* Left out, its long-only options keep their codes. */
@@ -180,11 +189,11 @@ add_common_part(const char *spec, bool in, void *arg)
 static void
 build(struct opt_table *t, const char *spec, unsigned int with)
 {
-	struct building b = { t, OPT_COMMON_FIRST };
+	struct building b = { t, OPT_COMMON_FIRST, spec };
 	int code = OPT_TOOL_FIRST;
 
 	memset(t, 0, sizeof(*t));
-	add_spec(t, spec, &code);
+	add_spec(t, spec, &code, NULL);
 	each_common_part(with, add_common_part, &b);
 }
 

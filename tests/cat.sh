@@ -1361,6 +1361,15 @@ t_seek_patch() {
   status_in 1 st "--seek into a pipe"
   mentions err "^splice-cat: standard output: cannot seek: Illegal seek$"
   [ ! -s out ] || fail "--seek into a pipe: bytes went out"
+  # Nothing copied: past the end or not, the file keeps its size, as dd's.
+  head -c 1000 img > small
+  splice-cat --skip 5000 --seek 6000 patch 1<> small 2> /dev/null || fail "--seek, nothing to copy"
+  [ "$(stat -c %s small)" = 1000 ] || fail "--seek 6000 with nothing copied: size $(stat -c %s small)"
+  # (--sparse reads through user space, which --strict refuses.)
+  if [ -z "${STRICT:-}" ]; then
+    splice-cat --sparse --seek 6000 < /dev/null 1<> small || fail "--sparse --seek, nothing"
+    [ "$(stat -c %s small)" = 1000 ] || fail "--sparse --seek 6000, nothing: size $(stat -c %s small)"
+  fi
   cp img got
   run_status st splice-cat --seek 8K patch >> got 2> err
   status_in 1 st "--seek onto O_APPEND"

@@ -296,8 +296,9 @@ echo "# machine $(uname -m), pages of $("$HELPERS/splice-probe" page-size 2> /de
   echo unknown) bytes"
 echo "# $JOBS cases at a time"
 echo "# a case that runs $CASE_TIMEOUT s ($KERNEL_TIMEOUT s in the kernel area) is ended, timed out"
-[ "$not_here" -eq 0 ] || echo "# $not_here cases need the source tree (its pages, sources," \
-  "fuzz corpora), which an installed run has not: not run"
+[ "$not_here" -eq 0 ] || echo "# $not_here case$([ "$not_here" -eq 1 ] || echo s) need$(
+  [ "$not_here" -ne 1 ] || echo s) the source tree (its pages, sources, fuzz corpora), which an" \
+  "installed run has not: not run"
 
 # The machine's harness lock: every shared case runs holding it shared, an
 # alone case holding it alone, so that an alone case is alone beside other
@@ -372,7 +373,7 @@ trap 'end_cases; exit 130' INT
 trap 'end_cases; exit 143' TERM
 # Its reader gone (splice-selftest | head): the cases end too, and nothing
 # more is written.
-trap 'trap "" PIPE; end_cases; exit 141' PIPE
+trap 'trap "" PIPE; end_cases; kill "$ticker" 2> /dev/null; wait; exit 141' PIPE
 
 # report N: the TAP line of the finished case N (its log after it when it
 # failed), counted.
@@ -716,16 +717,22 @@ if [ -n "$KTAP" ]; then
   # kselftest's closing line, then ours.
   echo "# Totals: pass:$passed fail:$failed xfail:0 xpass:0 skip:$skipped error:0"
   echo "# $summary"
-  [ "$failed" -eq 0 ] && [ "$total" -gt 0 ]
+  [ "$failed" -eq 0 ] && { [ "$total" -gt 0 ] || [ "$not_here" -gt 0 ]; }
 elif [ -n "$TAP_ONLY" ]; then
   # The consumer counts the "not ok" lines: a failing exit status would tell
   # it the harness broke (meson test: ERROR instead of FAIL).
   echo "# $summary"
-  [ "$total" -gt 0 ]
+  [ "$total" -gt 0 ] || [ "$not_here" -gt 0 ]
 else
   # What reruns exactly the failed cases, with the options that matter.
-  [ "$failed" -eq 0 ] ||
-    echo "# rerun the failed: $PROG${STRICT:+ --strict}${VALGRIND:+ --valgrind}$failed_ids"
+  if [ "$failed" -gt 0 ]; then
+    # As run: splice-selftest names its own tools; run.sh needs them named.
+    rerun=$PROG
+    [ "$PROG" != run.sh ] || rerun="sh $0 --bindir $BINDIR"
+    [ -z "$CASE_TIMEOUT_GIVEN" ] || rerun="$rerun --timeout $CASE_TIMEOUT"
+    [ -z "$KERNEL_TIMEOUT_GIVEN" ] || rerun="$rerun --kernel-timeout $KERNEL_TIMEOUT"
+    echo "# rerun the failed: $rerun${STRICT:+ --strict}${VALGRIND:+ --valgrind}$failed_ids"
+  fi
   echo "$summary"
-  [ "$failed" -eq 0 ] && [ "$total" -gt 0 ]
+  [ "$failed" -eq 0 ] && { [ "$total" -gt 0 ] || [ "$not_here" -gt 0 ]; }
 fi
