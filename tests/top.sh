@@ -207,7 +207,10 @@ t_top_odd_targets() {
   top_pipeline 2 'sleep 300 | splice-cat --progress > /dev/null 2>&1'
   cat_pid=$(stage 2)
   wait_until "setup: splice-cat's second thread never ran" watching "$cat_pid"
-  tid=$(ls "/proc/$cat_pid/task" | grep -vx "$cat_pid" | head -n 1)
+  tid=
+  for t in /proc/"$cat_pid"/task/*; do
+    [ "${t##*/}" = "$cat_pid" ] || { tid=${t##*/}; break; }
+  done
   run_status st splice-top -b -n 1 "$tid" > out 2> err
   status_in 1 st "splice-top of a thread's id"
   mentions err "^splice-top: $tid: a thread, not a process"
