@@ -255,7 +255,8 @@ t_top_pipe_size_defaults() {
   [ "$(cat /proc/sys/fs/pipe-max-size)" -ge 1048576 ] || skip "pipe-max-size below 1M"
   vmsplice-touser --help | grep -q -- "--pipe-size SIZE  grow standard input's pipe to SIZE (default: as" ||
     fail "vmsplice-touser --help: its --pipe-size default"
-  for tool in "vmsplice-touser 65536" "vmsplice-touser --pipe-size 256K 262144" \
+  # (--pipe-siz: an abbreviation, as getopt_long takes it, not ambiguous.)
+  for tool in "vmsplice-touser 65536" "vmsplice-touser --pipe-siz 256K 262144" \
     "splice-buffer 1048576"; do
     want=${tool##* }
     cmd=${tool% *}

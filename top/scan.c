@@ -225,6 +225,20 @@ fd_mode(pid_t pid, const char *fd, uint64_t *pos)
 	}
 }
 
+/* A directory stream of fd (closed when it cannot be one), or NULL. */
+static DIR *
+dir_of(int fd)
+{
+	DIR *dir;
+
+	if (fd < 0)
+		return NULL;
+	dir = fdopendir(fd);
+	if (!dir)
+		(void)close(fd);
+	return dir;
+}
+
 /* A descriptor's number from its name in /proc/PID/fd. */
 static int
 fd_number(const char *name)
@@ -330,14 +344,10 @@ read_fds(struct top_proc *p, const struct top_proc *old)
 	char mode;
 
 	snprintf(rel, sizeof(rel), "%d/fd", (int)p->pid);
-	fd = openat(proc_dir, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
+	dir = dir_of(openat(proc_dir, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+	if (!dir)
 		return -1;
-	dir = fdopendir(fd);
-	if (!dir) {
-		(void)close(fd);
-		return -1;
-	}
+	fd = dirfd(dir);
 	while (r == 0 && (d = readdir(dir)) != NULL) {
 		if (d->d_name[0] == '.')
 			continue;
@@ -422,16 +432,10 @@ read_all(struct top_sample *s)
 	char buf[1024], *end;
 	DIR *dir;
 	long pid;
-	int fd;
 
-	fd = dup(proc_dir);
-	if (fd < 0)
+	dir = dir_of(dup(proc_dir));
+	if (!dir)
 		return -1;
-	dir = fdopendir(fd);
-	if (!dir) {
-		(void)close(fd);
-		return -1;
-	}
 	rewinddir(dir);
 	n_stat_fds_next = 0;
 	while ((d = readdir(dir)) != NULL) {
