@@ -29,6 +29,7 @@ static const char options[] =
 	"\thas drained to PERCENT (default 100: at once)\n"
 	"L rate-limit RATE\twrite at most RATE bytes a second (4M, 500KB);\n"
 	"\tinput is still taken as fast as it comes\n"
+	"q quiet\tno summary line at the end (nor with --numeric)\n"
 	"- pipe-size SIZE\tthe buffer's pipes (default: pipe-max-size) and\n"
 	"\tthe pipes in and out (default 1M) grown to SIZE\n";
 #define WITH (OPTS_PV_RATE | OPTS_SIZE)
@@ -36,13 +37,14 @@ static const char options[] =
 static void
 help(void)
 {
-	printf("Usage: %s [-m SIZE] [-P PERCENT] [-p PERCENT] [-L RATE] [-v]\n"
+	printf("Usage: %s [-q] [-m SIZE] [-P PERCENT] [-p PERCENT] [-L RATE] [-v]\n"
 	    "       [--size SIZE] [--strict] [--progress] [--name NAME] [--interval SECS]\n"
 	    "       [--numeric] [--pipe-size SIZE]\n"
 	    "Copy standard input to standard output through a buffer of SIZE bytes that\n"
 	    "copies nothing: a ring of pipes that splice(2) moves pages between, and a\n"
 	    "memfd for what the pipes cannot hold.  Input is taken as fast as it comes\n"
-	    "and output as fast as the reader takes it.\n"
+	    "and output as fast as the reader takes it.  At the end, a line on standard\n"
+	    "error sums it up, as mbuffer's does.\n"
 	    "\n", progname);
 	options_help(options, WITH);
 }
@@ -62,6 +64,9 @@ option_percent(const char *opt, const char *arg)
 	return (unsigned int)v;
 }
 
+/* -q: no summary at the end. */
+static bool quiet;
+
 /* Parses the options into *job. */
 static void
 parse_options(int argc, char *argv[], struct ring_job *job)
@@ -80,6 +85,9 @@ parse_options(int argc, char *argv[], struct ring_job *job)
 			break;
 		case 'p':
 			job->resume_percent = option_percent("-p", optarg);
+			break;
+		case 'q':
+			quiet = true;
 			break;
 		case OPT_TOOL_FIRST:	/* --pipe-size, worded here */
 			common_option(OPT_PIPE_SIZE, optarg, help);
@@ -168,7 +176,12 @@ main(int argc, char *argv[])
 		open_warn(&job);
 	else {
 		/* First: once -v's note is out, every status line has the fill. */
-		status_group_add(&(struct status_group){ ring_status_text, NULL, KEEP_FILL });
+		status_group_add(&(struct status_group){ ring_flow_text, NULL, KEEP_FLOW });
+		/* Kept at any width, as the percent is: what the buffer is for. */
+		status_group_add(&(struct status_group){ ring_fill_text, NULL, KEEP_ALWAYS });
+		/* --numeric's reader takes numbers only, as pv -n's does. */
+		if (!quiet && !common.numeric)
+			on_totals(ring_summary);
 		if (common.verbose)
 			note_ring(&job);
 		if (ring_run(&job) < 0)

@@ -33,7 +33,7 @@
  *   duplex.c      duplex_run(): to a socket and back at once -> failure, xfer, account, fd,
  *                                                               clock, msg
  *   ring.c        ring_open(): a buffer of pipes and a memfd -> failure, xfer, status_line,
- *                                                               account, fd, mem
+ *                                                               account, fd, msg, mem
  *   ring_step.c   one call in or out of the ring             -> ring, failure, xfer, fd, msg, mem
  *   ring_run.c    ring_run(): the loop of poll(2) and steps  -> ring_step, ring, xfer, fd, clock
  *   tee_pipes.c   tee_open(): the tee engine's pipes         -> failure, fd, msg
@@ -456,10 +456,16 @@ void on_ending_signal(void (*hook)(void));
  */
 void report_totals(void);
 /*
+ * summary runs after the -v totals, once, however the tool ends (an
+ * ending signal too, on the watcher thread, under the status lines' lock).
+ */
+void on_totals(void (*summary)(void));
+/*
  * The pipes whose fill level the status line shows, "in 3% out 100%": a
  * full output pipe means the stage after is slow, an empty input pipe the
- * stage before.  Either may be -1 or not a pipe (not shown).  The tool
- * calls it again before it closes one of them.
+ * stage before.  Either may be a descriptor that is not a pipe (not
+ * shown), or -1: the pipe is about to be closed, and its level now shows
+ * to the end.  The tool calls it again before it closes one of them.
  */
 void status_pipes(int in, int out);
 
@@ -468,10 +474,13 @@ enum status_keep {
 	KEEP_UNITS = 10,	/* "(210 MB, 200 MiB)" */
 	KEEP_AVG = 20,		/* "avg 200 MiB/s" */
 	KEEP_SECS = 30,		/* "1.00 s" */
-	KEEP_FILL = 40,		/* "in 3% out 100%" */
+	KEEP_WORDS = 35,	/* " copied" */
+	KEEP_FILL = 40,		/* "in   3% full, out 100% full" */
+	KEEP_FLOW = 45,		/* splice-buffer's "in 1.1 GiB @ R/s, out @ R/s" */
 	KEEP_RATE = 50,		/* "200 MiB/s" */
-	KEEP_WORDS = 80,	/* " copied" */
+	KEEP_PAD = 75,		/* the blanks that right-align a --name */
 	KEEP_DONE_ETA = 90,	/* "ETA 0:00:00" of a finished transfer */
+	KEEP_SHORT_BYTES = 95,	/* "bytes" (else "B"): no group of this rank */
 	KEEP_ALWAYS = 100,	/* the bytes, the percent and the ETA */
 };
 /* A group a tool adds to its status line (splice-buffer: its fill level). */
@@ -692,10 +701,18 @@ int ring_open(struct ring_job *j);
 /* Closes the ring's pipes and memfd, frees it. */
 void ring_close(struct ring_job *j);
 /*
- * The status line's group (status_group_add()): "in @ R/s, out @ R/s, N%
- * full", the rates since the last line.  arg is unused.
+ * The status line's groups (status_group_add()), arg unused: the fill,
+ * "buffer  40% full", and the flows, "in 1.1 GiB @ R/s, out @ R/s": what
+ * was taken in, and both rates since the last line.
  */
-size_t ring_status_text(char *buf, size_t size, void *arg);
+size_t ring_fill_text(char *buf, size_t size, void *arg);
+size_t ring_flow_text(char *buf, size_t size, void *arg);
+/*
+ * The line splice-buffer ends with, as mbuffer does, and what to size -m
+ * by: "splice-buffer: 1073741824 bytes (1.0 GiB) in 0.91 s, avg 1.1 GiB/s,
+ * buffer at most 40% full (13 MiB of 32 MiB)".  For on_totals().
+ */
+void ring_summary(void);
 
 /* ---- the buffer engine's loop: lib/ring_run.c --------------------------- */
 

@@ -158,16 +158,28 @@ report_methods(void)
 {
 	double secs = elapsed_seconds();
 
+	uint64_t input = account_bytes();
+
 	if (!acct.verbose)
 		return;
+	/*
+	 * Counted by the input (splice-tee), the methods count every output:
+	 * the rate is the input's, said once, and the methods only their bytes.
+	 */
+	if (acct.count == COUNT_INPUT)
+		note("%llu bytes read in %.3f s (%.1f MiB/s)", (unsigned long long)input, secs,
+		    secs > 0 ? (double)input / 1048576.0 / secs : 0.0);
 	for (int m = 0; m < M_COUNT; m++) {
 		uint64_t n = atomic_load_explicit(&method_bytes[m], memory_order_relaxed);
 
 		if (n == 0)
 			continue;
 		/* The tool once, then the method: "vmsplice: N bytes by vmsplice(2) in ...". */
-		note("%llu bytes by %s in %.3f s (%.1f MiB/s)", (unsigned long long)n,
-		    method_names[m], secs, secs > 0 ? (double)n / 1048576.0 / secs : 0.0);
+		if (acct.count == COUNT_INPUT)
+			note("%llu bytes written by %s", (unsigned long long)n, method_names[m]);
+		else
+			note("%llu bytes by %s in %.3f s (%.1f MiB/s)", (unsigned long long)n,
+			    method_names[m], secs, secs > 0 ? (double)n / 1048576.0 / secs : 0.0);
 	}
 	if (account_bytes() == 0)
 		note("0 bytes moved");

@@ -147,19 +147,38 @@ double elapsed_seconds(void);
 struct status_look {
 	const char *name;	/* --name: what starts the line, or NULL */
 	int fill_in, fill_out;	/* pipes whose fill level shows, or -1 */
+	int *seen;		/* [2]: their levels last seen, in and out, or -1 */
 	const struct status_group *groups;	/* the tool's own groups */
 	size_t ngroups;
 };
 
+/* The counts a status line tells. */
+struct status_count {
+	uint64_t bytes, total;	/* total: TO_EOF when not known */
+	double secs;		/* since the start */
+	double rate_now;	/* since the line before */
+	double rate_recent;	/* over the ETA's window */
+	bool last;		/* the tool's last line: no ETA */
+};
+
+/* A name is right-aligned in this many columns at least, as pv -N does. */
+#define STATUS_NAME_WIDTH 9
+
 /*
- * The status line: "[NAME: ]N bytes (SI, IEC) copied, T s, R/s, avg A/s"
- * then, where they apply, ", in N% out N%", the tool's own groups, and
- * when the total is known ", P%, ETA H:MM:SS": dd's first part, pv's
- * rates and estimate.  Rates in powers of 1024 (KiB/s, MiB/s), the units
- * of -L and -v.  Fitted to width columns when width > 0.  Returns its length.
+ * The status line, every number in a field of its own width:
+ * "[NAME: ]N bytes (SI, IEC) copied, T s, R/s, avg A/s" then, where they
+ * apply, ", in N% full, out N% full", the tool's own groups, and when the
+ * total is known ", done P%, ETA H:MM:SS" (the last line without the
+ * ETA): dd's first part, pv's rates and estimate.  Rates in powers of 1024
+ * (KiB/s, MiB/s), the units of -L and -v.  Fitted to width columns when
+ * width > 0, never showing again a group of rank *dropped or lower (the
+ * caller starts it at 0 and again when the width changes; NULL: none
+ * kept).  Returns its length.
  */
-size_t status_line_format(char *line, size_t size, const struct status_look *look, uint64_t bytes,
-    uint64_t total, double secs, double rate_now, double rate_recent, size_t width);
+size_t status_line_format(char *line, size_t size, const struct status_look *look,
+    const struct status_count *c, size_t width, int *dropped);
+/* How full pipe fd is, 0 to 100; -1 when it is not a pipe, or closed. */
+int pipe_fill(int fd);
 /* A size or rate as the status line prints it: "1.1 GiB", "977 KiB", "512 B". */
 void progress_size_text(char *buf, size_t size, double bytes);
 

@@ -71,10 +71,14 @@ static struct {
 	bool numeric_printed;	/* --numeric printed numeric_last */
 	uint64_t numeric_last;
 	int fill_in, fill_out;	/* pipes whose fill level shows, or -1 */
+	int fill_seen[2];	/* their levels last seen, or when closed; -1 none */
 	struct status_group groups[STATUS_GROUPS_MAX];
 	size_t ngroups;
 	bool finished;		/* report_totals() ran */
-} prog = { .fill_in = -1, .fill_out = -1 };
+	size_t fit_width;	/* the width the lines were fitted to */
+	int dropped;		/* the groups gone at that width: status_line_format() */
+	void (*summary)(void);	/* on_totals() */
+} prog = { .fill_in = -1, .fill_out = -1, .fill_seen = { -1, -1 } };
 
 /* Called first on an ending signal; read without the lock, which may be held. */
 static _Atomic(void (*)(void)) ending_hook;
@@ -153,6 +157,7 @@ print_status(enum line_kind kind, bool complete)
 		.name = prog.name,
 		.fill_in = prog.fill_in,
 		.fill_out = prog.fill_out,
+		.seen = prog.fill_seen,
 		.groups = prog.groups,
 		.ngroups = prog.ngroups,
 	};
@@ -194,8 +199,15 @@ print_status(enum line_kind kind, bool complete)
 	}
 	/* On a terminal, a line that fits: one column is left for the cursor. */
 	n = term_columns();
-	n = status_line_format(line, sizeof(line), &look, bytes, total, secs, rate_now,
-	    rate_recent, n > 1 ? n - 1 : n);
+	n = n > 1 ? n - 1 : n;
+	if (n != prog.fit_width) {
+		prog.fit_width = n;
+		prog.dropped = 0;	/* another width: what fits is seen again */
+	}
+	n = status_line_format(line, sizeof(line), &look, &(struct status_count){
+		.bytes = bytes, .total = total, .secs = secs, .rate_now = rate_now,
+		.rate_recent = rate_recent, .last = kind == LINE_LAST,
+	    }, n, &prog.dropped);
 	term_status(line, n, kind != LINE_TIMED);
 }
 
@@ -244,6 +256,8 @@ print_totals(bool complete)
 	if (prog.on)
 		print_status(LINE_LAST, complete);
 	report_methods();
+	if (prog.summary)
+		prog.summary();
 }
 
 /*
@@ -370,6 +384,7 @@ account_start(const struct common_opts *c, enum progress_count count)
 		.window_secs = c->window_secs > 0 ? c->window_secs : RATE_WINDOW_SECS,
 		.fill_in = -1,
 		.fill_out = -1,
+		.fill_seen = { -1, -1 },
 	};
 	samples_reset();
 	prog.next_tick = now_seconds() + prog.interval;
@@ -395,9 +410,22 @@ on_ending_signal(void (*hook)(void))
 }
 
 void
+on_totals(void (*summary)(void))
+{
+	pthread_mutex_lock(&lock);
+	prog.summary = summary;
+	pthread_mutex_unlock(&lock);
+}
+
+void
 status_pipes(int in, int out)
 {
 	pthread_mutex_lock(&lock);
+	/* Another descriptor has a level of its own, or none; -1 keeps the last. */
+	if (in != prog.fill_in)
+		prog.fill_seen[0] = in >= 0 ? -1 : pipe_fill(prog.fill_in);
+	if (out != prog.fill_out)
+		prog.fill_seen[1] = out >= 0 ? -1 : pipe_fill(prog.fill_out);
 	prog.fill_in = in >= 0 && fd_is_pipe(in) ? in : -1;
 	prog.fill_out = out >= 0 && fd_is_pipe(out) ? out : -1;
 	pthread_mutex_unlock(&lock);

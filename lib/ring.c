@@ -28,7 +28,7 @@
 #define MEMFD_SLOTS_MAX 256
 
 /* What --progress reads from the watcher thread. */
-static _Atomic uint64_t taken_bytes, delivered_bytes, capacity_bytes;
+static _Atomic uint64_t taken_bytes, delivered_bytes, capacity_bytes, peak_bytes;
 
 uint64_t
 ring_buffered(void)
@@ -43,10 +43,28 @@ ring_taken(void)
 	return atomic_load_explicit(&taken_bytes, memory_order_relaxed);
 }
 
+static uint64_t
+ring_peak(void)
+{
+	return atomic_load_explicit(&peak_bytes, memory_order_relaxed);
+}
+
+static uint64_t
+ring_capacity(void)
+{
+	return atomic_load_explicit(&capacity_bytes, memory_order_relaxed);
+}
+
 void
 ring_took(uint64_t n)
 {
+	uint64_t held;
+
 	atomic_fetch_add_explicit(&taken_bytes, n, memory_order_relaxed);
+	/* Only the ring's thread takes in: a plain maximum. */
+	held = ring_buffered();
+	if (held > atomic_load_explicit(&peak_bytes, memory_order_relaxed))
+		atomic_store_explicit(&peak_bytes, held, memory_order_relaxed);
 }
 
 void
@@ -214,6 +232,7 @@ ring_open(struct ring_job *j)
 	r->in_capacity = r->in_pipe ? pipe_capacity(j->x.in) : -1;
 	r->out_held = j->start_percent > 0;
 	atomic_store_explicit(&taken_bytes, 0, memory_order_relaxed);
+	atomic_store_explicit(&peak_bytes, 0, memory_order_relaxed);
 	atomic_store_explicit(&delivered_bytes, 0, memory_order_relaxed);
 
 	/* A side that is not a pipe reaches the memfd, or read/write, through a stage. */
@@ -285,29 +304,62 @@ ring_close(struct ring_job *j)
 
 /* ---- what --progress shows --------------------------------------------- */
 
+/* Percent of cap that held is. */
+static int
+percent_of(uint64_t held, uint64_t cap)
+{
+	return cap == 0 ? 0 : held >= cap ? 100 : (int)((double)held * 100 / (double)cap);
+}
+
 size_t
-ring_status_text(char *buf, size_t size, void *arg)
+ring_fill_text(char *buf, size_t size, void *arg)
+{
+	int n;
+
+	(void)arg;
+	n = snprintf(buf, size, "buffer %3d%% full", percent_of(ring_buffered(), ring_capacity()));
+	return n > 0 ? (size_t)n : 0;
+}
+
+size_t
+ring_flow_text(char *buf, size_t size, void *arg)
 {
 	static uint64_t prev_in, prev_out;
 	static double prev_secs;
-	uint64_t in = atomic_load_explicit(&taken_bytes, memory_order_relaxed);
+	uint64_t in = ring_taken();
 	uint64_t out = atomic_load_explicit(&delivered_bytes, memory_order_relaxed);
-	uint64_t cap = atomic_load_explicit(&capacity_bytes, memory_order_relaxed);
 	double secs = elapsed_seconds(), span;
-	char in_text[16], out_text[16];
+	char total_text[16], in_text[16], out_text[16];
 	int n;
 
 	(void)arg;
 	if (secs < prev_secs || in < prev_in)
 		prev_secs = 0, prev_in = prev_out = 0;
 	span = secs - prev_secs;
+	progress_size_text(total_text, sizeof(total_text), (double)in);
 	progress_size_text(in_text, sizeof(in_text), span > 0 ? (double)(in - prev_in) / span : 0);
 	progress_size_text(out_text, sizeof(out_text),
 	    span > 0 ? (double)(out - prev_out) / span : 0);
 	prev_secs = secs;
 	prev_in = in;
 	prev_out = out;
-	n = snprintf(buf, size, "in @ %s/s, out @ %s/s, %d%% full", in_text, out_text,
-	    cap == 0 ? 0 : (int)((double)(in - out) * 100 / (double)cap));
+	n = snprintf(buf, size, "in %8s @ %8s/s, out @ %8s/s", total_text, in_text, out_text);
 	return n > 0 ? (size_t)n : 0;
+}
+
+void
+ring_summary(void)
+{
+	uint64_t bytes = account_bytes(), peak = ring_peak(), cap = ring_capacity();
+	double secs = elapsed_seconds();
+	char size[16], avg[16], peak_text[16], cap_text[16];
+
+	progress_size_text(size, sizeof(size), (double)bytes);
+	progress_size_text(avg, sizeof(avg), secs > 0 ? (double)bytes / secs : 0);
+	progress_size_text(peak_text, sizeof(peak_text), (double)peak);
+	progress_size_text(cap_text, sizeof(cap_text), (double)cap);
+	note("%llu bytes (%s) in %.2f s, avg %s/s, buffer at most %d%% full (%s of %s)",
+	    (unsigned long long)bytes, size, secs, avg,
+	    cap == 0 ? 0 : peak >= cap ? 100 : (int)((double)peak * 100 / (double)cap),
+	    peak_text, cap_text);
 }

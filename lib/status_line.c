@@ -45,7 +45,22 @@ clock_text(char *buf, size_t size, double secs)
 	snprintf(buf, size, "%llu:%02llu:%02llu", s / 3600, s / 60 % 60, s % 60);
 }
 
-/* "in 3% out 100%": how full the pipes next to the tool are. */
+int
+pipe_fill(int fd)
+{
+	long cap = fd >= 0 ? pipe_capacity(fd) : -1;
+	int queued;
+
+	if (cap <= 0 || ioctl(fd, FIONREAD, &queued) < 0)
+		return -1;
+	return queued >= cap ? 100 : (int)((long)queued * 100 / cap);
+}
+
+/*
+ * "in   3% full, out 100% full": how full the pipes next to the tool are.
+ * A pipe the tool has closed shows its level when it was closed
+ * (look->seen), so that the last line has the fields of the others.
+ */
 static size_t
 fill_text(const struct status_look *look, char *buf, size_t size)
 {
@@ -54,13 +69,16 @@ fill_text(const struct status_look *look, char *buf, size_t size)
 	size_t n = 0;
 
 	for (int i = 0; i < 2; i++) {
-		long cap = fds[i] >= 0 ? pipe_capacity(fds[i]) : -1;
-		int queued;
+		int pct = pipe_fill(fds[i]);
 
-		if (cap <= 0 || ioctl(fds[i], FIONREAD, &queued) < 0 || n >= size)
+		if (pct >= 0)
+			look->seen[i] = pct;
+		else
+			pct = look->seen[i];
+		if (pct < 0 || n >= size)
 			continue;
-		n += (size_t)snprintf(buf + n, size - n, "%s%s %d%%", n ? " " : "", names[i],
-		    queued >= cap ? 100 : (int)((long)queued * 100 / cap));
+		n += (size_t)snprintf(buf + n, size - n, "%s%s %3d%% full", n ? ", " : "", names[i],
+		    pct);
 	}
 	return n < size ? n : size - 1;
 }
@@ -95,19 +113,26 @@ part_add(struct part *parts, size_t *n, int keep, const char *fmt, ...)
 
 /*
  * Drops the groups that matter least until the line fits width columns:
- * the SI/IEC units, the average, the seconds, the fill levels, the rate,
- * the word "copied", a finished transfer's ETA; never the bytes, the
- * percent or a running ETA.  Then, if it must, "bytes" becomes "B", and
- * last the name is shortened.  Returns the columns left over (0 when it
- * fits).  parts[1] is the bytes, short its text as "N B".
+ * the SI/IEC units, the average, the seconds, the word "copied", the fill
+ * levels, the rate, a short name's padding, a finished transfer's ETA;
+ * never the bytes, the percent or a running ETA.  Groups whose rank is *dropped or lower are
+ * gone already: a group that went once stays gone at this width, so the
+ * columns do not move from one line to the next.  *dropped becomes the
+ * highest rank gone.  Then, if it must, "bytes" becomes "B", and last the
+ * name loses its end.  parts[0] is the name's padding, parts[1] the name,
+ * parts[2] the bytes, short its text as "N B".
  */
-static size_t
-parts_fit(struct part *parts, size_t n, size_t width, const char *name, const char *short_bytes)
+static void
+parts_fit(struct part *parts, size_t n, size_t width, int *dropped, const char *short_bytes)
 {
 	size_t len = 0;
 
-	for (size_t i = 0; i < n; i++)
-		len += parts[i].len;
+	for (size_t i = 0; i < n; i++) {
+		if (parts[i].keep < KEEP_ALWAYS && parts[i].keep <= *dropped)
+			parts[i].shown = false;
+		else
+			len += parts[i].len;
+	}
 	while (len > width) {
 		struct part *least = NULL;
 
@@ -119,49 +144,70 @@ parts_fit(struct part *parts, size_t n, size_t width, const char *name, const ch
 			break;
 		least->shown = false;
 		len -= least->len;
+		if (least->keep > *dropped)
+			*dropped = least->keep;
 	}
-	if (len > width && strlen(short_bytes) < parts[1].len) {
-		len -= parts[1].len;
-		parts[1].len = (size_t)snprintf(parts[1].text, sizeof(parts[1].text), "%s",
+	if ((len > width || *dropped >= KEEP_SHORT_BYTES) && strlen(short_bytes) < parts[2].len) {
+		len -= parts[2].len;
+		parts[2].len = (size_t)snprintf(parts[2].text, sizeof(parts[2].text), "%s",
 		    short_bytes);
-		len += parts[1].len;
+		len += parts[2].len;
+		*dropped = KEEP_SHORT_BYTES;	/* and "B" it stays */
 	}
-	if (len > width && name && parts[0].len > 2) {
-		size_t cut = len - width < parts[0].len - 2 ? len - width : parts[0].len - 2;
+	if (len > width && parts[1].len > 2) {
+		size_t cut = len - width < parts[1].len - 2 ? len - width : parts[1].len - 2;
 
-		parts[0].len -= cut;
-		memcpy(parts[0].text + parts[0].len - 2, ": ", 2);
-		len -= cut;
+		parts[1].len -= cut;
+		memcpy(parts[1].text + parts[1].len - 2, ": ", 2);
 	}
-	return len > width ? len - width : 0;
+}
+
+/* Decimal digits of v. */
+static int
+digits(uint64_t v)
+{
+	int d = 1;
+
+	while (v >= 10) {
+		v /= 10;
+		d++;
+	}
+	return d;
 }
 
 size_t
-status_line_format(char *line, size_t size, const struct status_look *look, uint64_t bytes,
-    uint64_t total, double secs, double rate_now, double rate_recent, size_t width)
+status_line_format(char *line, size_t size, const struct status_look *look,
+    const struct status_count *c, size_t width, int *dropped)
 {
 	struct part parts[12 + STATUS_GROUPS_MAX];
 	char si[16], iec[16], now_text[16], avg_text[16], short_bytes[32];
-	double avg = secs > 0 ? (double)bytes / secs : 0;
-	size_t n = 0, len = 0;
+	double avg = c->secs > 0 ? (double)c->bytes / c->secs : 0;
+	/* Known total: the count as wide as the total, so nothing after it moves. */
+	int wide = c->total != TO_EOF && c->total >= c->bytes ? digits(c->total) : 0;
+	int no_drop = 0;
+	size_t n = 0, len = 0, name_len;
 
+	/* The name right-aligned, as pv -N: names of lines one above another line up. */
+	name_len = look->name ? strlen(look->name) : STATUS_NAME_WIDTH;
+	part_add(parts, &n, KEEP_PAD, "%*s",
+	    name_len < STATUS_NAME_WIDTH ? (int)(STATUS_NAME_WIDTH - name_len) : 0, "");
 	part_add(parts, &n, KEEP_ALWAYS, "%s%s", look->name ? look->name : "",
 	    look->name ? ": " : "");
-	part_add(parts, &n, KEEP_ALWAYS, "%llu byte%s", (unsigned long long)bytes,
-	    bytes == 1 ? "" : "s");
-	if (bytes >= 1000) {
-		human(si, sizeof(si), (double)bytes, false);
-		human(iec, sizeof(iec), (double)bytes, true);
-		part_add(parts, &n, KEEP_UNITS, " (%s, %s)", si, iec);
+	part_add(parts, &n, KEEP_ALWAYS, "%*llu byte%s", wide, (unsigned long long)c->bytes,
+	    c->bytes == 1 ? "" : "s");
+	if (c->bytes >= 1000) {
+		human(si, sizeof(si), (double)c->bytes, false);
+		human(iec, sizeof(iec), (double)c->bytes, true);
+		part_add(parts, &n, KEEP_UNITS, " (%6s, %8s)", si, iec);
 	}
-	snprintf(short_bytes, sizeof(short_bytes), "%llu B", (unsigned long long)bytes);
+	snprintf(short_bytes, sizeof(short_bytes), "%*llu B", wide, (unsigned long long)c->bytes);
 	part_add(parts, &n, KEEP_WORDS, " copied");
-	part_add(parts, &n, KEEP_SECS, ", %.2f s", secs);
-	human(now_text, sizeof(now_text), rate_now, true);
-	part_add(parts, &n, KEEP_RATE, ", %s/s", now_text);
+	part_add(parts, &n, KEEP_SECS, ", %6.2f s", c->secs);
+	human(now_text, sizeof(now_text), c->rate_now, true);
+	part_add(parts, &n, KEEP_RATE, ", %8s/s", now_text);
 	human(avg_text, sizeof(avg_text), avg, true);
-	part_add(parts, &n, KEEP_AVG, ", avg %s/s", avg_text);
-	if (look->fill_in >= 0 || look->fill_out >= 0) {
+	part_add(parts, &n, KEEP_AVG, ", avg %8s/s", avg_text);
+	if (look->fill_in >= 0 || look->fill_out >= 0 || look->seen[0] >= 0 || look->seen[1] >= 0) {
 		struct part *p = part_add(parts, &n, KEEP_FILL, ", ");
 
 		p->len += fill_text(look, p->text + p->len, sizeof(p->text) - p->len);
@@ -178,17 +224,22 @@ status_line_format(char *line, size_t size, const struct status_look *look, uint
 		else if (p->len >= sizeof(p->text))
 			p->len = sizeof(p->text) - 1;
 	}
-	if (total != TO_EOF) {
-		double part = total ? (double)bytes / (double)total : 1;
+	if (c->total != TO_EOF) {
+		double part = c->total ? (double)c->bytes / (double)c->total : 1;
 		char eta[32];
 
-		part_add(parts, &n, KEEP_ALWAYS, ", %d%%", part >= 1 ? 100 : (int)(part * 100));
-		clock_text(eta, sizeof(eta), part >= 1 ? 0 :
-		    rate_recent > 0 ? (double)(total - bytes) / rate_recent : -1);
-		part_add(parts, &n, part >= 1 ? KEEP_DONE_ETA : KEEP_ALWAYS, ", ETA %s", eta);
+		part_add(parts, &n, KEEP_ALWAYS, ", done %3d%%",
+		    part >= 1 ? 100 : (int)(part * 100));
+		/* The last line is the same but for the ETA: there is nothing left. */
+		if (!c->last) {
+			clock_text(eta, sizeof(eta), part >= 1 ? 0 : c->rate_recent > 0 ?
+			    (double)(c->total - c->bytes) / c->rate_recent : -1);
+			part_add(parts, &n, part >= 1 ? KEEP_DONE_ETA : KEEP_ALWAYS, ", ETA %s",
+			    eta);
+		}
 	}
 	if (width > 0)
-		(void)parts_fit(parts, n, width, look->name, short_bytes);
+		parts_fit(parts, n, width, dropped ? dropped : &no_drop, short_bytes);
 	for (size_t i = 0; i < n; i++) {
 		size_t take;
 

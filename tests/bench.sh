@@ -361,11 +361,13 @@ t_bench_ending_signals_last_line() {
       sleep 0.05
     done
     [ -n "$workers" ] || fail "no workers seen"
-    # Bytes counted, so that the last line has its estimate.
+    # Bytes counted, so that the lines have their estimate.
     wait_counted splice-bench err
     kill -$sig $pid
     ends_by $sig splice-bench $pid err
-    mentions err ", [0-9]*%, ETA "
+    mentions err ", done  *[0-9]*%, ETA "
+    # The last line says how far it came, with no estimate: it is over.
+    tail -n 1 err | grep -q ", done  *[0-9]*%$" || { cat err >&2; fail "the last line"; }
     # Gone, or dead and waiting for init to reap it.
     for w in $workers; do
       state=$(sed 's/.*) \(.\).*/\1/' "/proc/$w/stat" 2> /dev/null || :)

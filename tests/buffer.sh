@@ -35,7 +35,7 @@ wait_file() {
 # fills FILE [FROM]: the fill levels of the status lines in FILE from line
 # FROM on (default 1), one a line.
 fills() {
-  tail -n +"${2:-1}" "$1" | sed -n 's/.*, \([0-9][0-9]*\)% full\(, .*\)\{0,1\}$/\1/p'
+  tail -n +"${2:-1}" "$1" | sed -n 's/.*, buffer *\([0-9][0-9]*\)% full\(, .*\)\{0,1\}$/\1/p'
 }
 
 # wait_fill FILE PCT [FROM]: until a status line of FILE from line FROM on
@@ -97,7 +97,7 @@ b_file() {
   count_is n 8388608
   splice-buffer --progress < f > o 2> err
   same f o
-  mentions err "^10000001 bytes .*, in @ .*, 0% full, 100%, ETA 0:00:00$"
+  mentions err "^10000001 bytes .*, in .* @ .*, buffer   0% full, done 100%$"
 }
 
 tcase b_tcp_chain "splice-fromnet | splice-buffer and splice-buffer | splice-tonet: exact"
@@ -359,7 +359,7 @@ b_resume_threshold() {
 
 # ---- the status line and signals ----------------------------------------------
 
-tcase b_progress "--progress: each line ends with the rates in and out and the fill level"
+tcase b_progress "--progress: each line ends with the bytes in, both rates and the fill level; the summary at the end, -q without"
 b_progress() {
   # The reader waits for the producer's end and for 3 lines, one of them
   # written since the end: the buffer holds all but the pipes' 2 MiB.
@@ -373,13 +373,44 @@ b_progress() {
       vmsplice-touser --verify seq -c > n
     }
   count_is n 8388608
-  [ "$(grep -c -E ', in @ [0-9.]+ ([KMGT]i)?B/s, out @ [0-9.]+ ([KMGT]i)?B/s, [0-9]+% full$' err)" -ge 3 ] ||
+  [ "$(grep -c -E ', in +[0-9.]+ ([KMGT]i)?B @ +[0-9.]+ ([KMGT]i)?B/s, out @ +[0-9.]+ ([KMGT]i)?B/s, buffer +[0-9]+% full$' err)" -ge 3 ] ||
     { cat err >&2; fail "fewer than 3 status lines with the buffer's fields"; }
   # The producer is done at once: the buffer is full of it.
   [ "$(fills at_end)" -ge 50 ] || { cat err >&2; fail "not half full once the producer ended"; }
-  mentions err "^8388608 bytes .*, 0% full$"
+  mentions err "^8388608 bytes .*, buffer   0% full$"
+  # mbuffer's summary, last: the whole, and the most the buffer held, over half.
+  tail -n 1 err | grep -q -E '^splice-buffer: 8388608 bytes \(8\.0 MiB\) in [0-9.]+ s, avg .+/s, buffer at most ([5-9][0-9]|100)% full \(.+ of 8\.0 MiB\)$' ||
+    { cat err >&2; fail "no summary that says the whole and a buffer over half full"; }
   vmsplice -p seq -s 1M | splice-buffer --numeric 2> num > /dev/null
   [ "$(cat num)" = 1048576 ] || fail "--numeric: '$(cat num)'"
+  # Without --progress the summary alone; -q (and --quiet) leave stderr empty.
+  vmsplice -s 3000 | splice-buffer 2> sum > /dev/null
+  mentions sum "^splice-buffer: 3000 bytes (2.9 KiB) in [0-9.]* s, avg .*, buffer at most [0-9]*% full (.* of 32 MiB)$"
+  [ "$(wc -l < sum)" -eq 1 ] || { cat sum >&2; fail "more than the summary"; }
+  for q in -q --quiet; do
+    vmsplice -s 3000 | splice-buffer $q 2> quiet > /dev/null
+    [ ! -s quiet ] || { cat quiet >&2; fail "$q: stderr not empty"; }
+  done
+}
+
+tcase b_narrow "a 40- or 80-column terminal: the buffer's fill stays on every line, the rates go first"
+b_narrow() {
+  pty=$(helper pty-screen)
+  for cols in 40 80; do
+    TERM=xterm "$pty" -s "${cols}x24" -o raw -- sh -c \
+      'vmsplice -s 3M | splice-buffer -m 4M -L 4M --interval 0.1 --name buf > /dev/null' \
+      > /dev/null || fail "pty-screen"
+    # A row ends where the cursor goes back (ESC 8) to where messages go.
+    sed 's/\x1b\[[0-9;]*[A-Za-z]//g; s/\x1b7//g; s/\x1b8/\n/g' raw | tr '\r' '\n' |
+      grep 'buf: ' > lines || :
+    [ "$(wc -l < lines)" -ge 4 ] || { cat -v raw >&2; fail "$cols columns: fewer than 4 lines"; }
+    grep -v -E ', buffer +[0-9]+% full$' lines > without || :
+    [ ! -s without ] || { cat lines >&2; fail "$cols columns: a line without the buffer's fill"; }
+    # The rates of the buffer's in and out go before its fill.
+    ! grep -q ' @ ' lines || [ "$cols" = 80 ] || { cat lines >&2; fail "40 columns: rates kept"; }
+    awk -v w="$cols" 'length >= w' lines > long
+    [ ! -s long ] || { cat long >&2; fail "$cols columns: a line as wide as the terminal"; }
+  done
 }
 
 tcase b_usr1 "SIGUSR1 (3 times): a status line with the fill level each time, the bytes exact"
@@ -404,7 +435,7 @@ b_usr1() {
   wait "$pid" || fail "splice-buffer after SIGUSR1: status $?"
   wait "$vpid" || fail "vmsplice-touser --verify seq"
   count_is n 25165824
-  [ "$(grep -c -E '^[0-9]+ bytes? .*copied, .*, [0-9]+% full$' err)" -eq 3 ] ||
+  [ "$(grep -c -E '^[0-9]+ bytes? .*copied, .*, buffer +[0-9]+% full$' err)" -eq 3 ] ||
     { cat err >&2; fail "not 3 status lines"; }
 }
 
@@ -428,8 +459,12 @@ b_signals() {
     wait "$pid" || st=$?
     case $sig in HUP) n=1 ;; INT) n=2 ;; TERM) n=15 ;; esac
     status $((128 + n)) "$st" "splice-buffer after SIG$sig"
-    [ "$(tail -n 2 err | head -n 1 | grep -c -E 'copied, .*% full$')" -eq 1 ] ||
+    # The last status line, then only the -v totals and the summary.
+    awk '/copied, .*% full$/ { n = NR } END { exit !n }' err &&
+      awk '/copied, .*% full$/ { n = NR; bad = 0; next } n && !/^splice-buffer: / { bad = 1 }
+        END { exit bad }' err ||
       { cat err >&2; fail "SIG$sig: no last status line before the totals"; }
+    mentions err "^splice-buffer: [0-9]* bytes (.*) in [0-9.]* s, avg .*/s, buffer at most [0-9]*% full (.* of .*)$"
     mentions err ": [0-9]* bytes by splice(2) in [0-9.]* s"
     wait "$gen" || :
     wait "$sink" || :
@@ -698,7 +733,7 @@ b_memory() {
   status_in 0 st "splice-buffer -m 1G"
   [ "$rss" -lt 65536 ] || fail "RSS $rss kB with 256 MiB buffered"
   # 256 MiB of 1 GiB, less what the stdout pipe took: 24 or 25%.
-  mentions err ", 2[45]% full$"
+  mentions err ", buffer  2[45]% full$"
 }
 
 tcase b_usage "bad -m, -P, -p and an operand: exit 2 naming the option, nothing read"

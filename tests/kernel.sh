@@ -376,7 +376,7 @@ k_tee01() {
   status_in 0 st "splice-cat | splice-tee t1 | splice-cat"
   same big t1
   same big t2
-  mentions err "splice-tee: 3000000 bytes by tee(2)"
+  mentions err "splice-tee: 3000000 bytes written by tee(2)"
 }
 
 tcase k_tee02 "tee02: EINVAL for a non-pipe input, a non-pipe output, and the same pipe"

@@ -623,7 +623,7 @@ marked_sink() {
 # wait_counted WHAT ERR: until a status line of WHAT in ERR counts a byte. A
 # byte at the sink is not enough: a tool counts bytes once every output has them.
 wait_counted() {
-  wait_until "$1 counted no byte" has_lines_with "$2" 1 "^[1-9][0-9]* bytes.* copied, "
+  wait_until "$1 counted no byte" has_lines_with "$2" 1 "^ *[1-9][0-9]* bytes.* copied, "
 }
 
 # ends_by SIG WHAT PID ERR: PID ended by SIG (128+N) after its last status
@@ -634,7 +634,7 @@ ends_by() {
   case $1 in HUP) _n=1 ;; INT) _n=2 ;; TERM) _n=15 ;; esac
   status $((128 + _n)) "$_st" "$2 after SIG$1"
   mentions "$4" "[0-9] bytes.* copied, "
-  case $2 in splice-bench*) ;; *) mentions "$4" ": [0-9]* bytes by [a-zA-Z_/() 0-9]* in [0-9.]* s" ;; esac
+  case $2 in splice-bench*) ;; *) mentions "$4" ": [0-9]* bytes \(by [a-zA-Z_/() 0-9]*\|read\) in [0-9.]* s" ;; esac
 }
 
 # ---- signals mid-transfer ------------------------------------------------------

@@ -41,14 +41,17 @@ t_sizes() {
   done
 }
 
-tcase t_verbose_methods "-v: tee(2) feeds stdout and the middle files, the last file is spliced"
+tcase t_verbose_methods "-v: tee(2) feeds stdout and the middle files, the last file is spliced; the input's rate once"
 t_verbose_methods() {
   random_file in 3000000
   cat in | splice-tee -v f1 f2 f3 2> err | cat > out
   all_same in out f1 f2 f3
-  mentions err "9000000 bytes by tee(2)"
-  mentions err "3000000 bytes by splice(2)"
+  mentions err "9000000 bytes written by tee(2)$"
+  mentions err "3000000 bytes written by splice(2)$"
   ! grep -q "read(2)/write(2)" err || fail "a fallback was used: $(cat err)"
+  # The rate is the input's, said once: not the outputs' sum.
+  mentions err "^splice-tee: 3000000 bytes read in [0-9.]* s ([0-9.]* MiB/s)$"
+  [ "$(grep -c "/s)" err)" -eq 1 ] || { cat err >&2; fail "a rate said more than once"; }
   # What the methods sum, output by output.
   for o in "standard output" f1 f2 f3; do
     mentions err "^splice-tee: $o: 3000000 bytes$"
@@ -56,7 +59,7 @@ t_verbose_methods() {
   # One output: the input is spliced straight to it.
   cat in | splice-tee -v 2> err | cat > out
   same in out
-  mentions err "3000000 bytes by splice(2)"
+  mentions err "3000000 bytes written by splice(2)"
   ! grep -q "^splice-tee: tee:" err || fail "tee(2) used with one output"
 }
 
@@ -406,16 +409,16 @@ t_inject() {
   { cat in | run_status st inject tee:ENOSYS splice-tee -v f1 f2 2> err; } | cat > out
   status_in 0 st "splice-tee under tee ENOSYS"
   all_same in out f1 f2
-  mentions err "9000000 bytes by read(2)/write(2)"
+  mentions err "9000000 bytes written by read(2)/write(2)"
   { cat in | run_status st inject splice:ENOSYS splice-tee -v f1 2> err; } | cat > out
   status_in 0 st "splice-tee under splice ENOSYS"
   all_same in out f1
-  mentions err "3000000 bytes by read(2)/write(2)"
+  mentions err "3000000 bytes written by read(2)/write(2)"
   # stdin a file and splice(2) refused: read into the internal pipe.
   inject splice:ENOSYS splice-tee -v f1 f2 < in > out 2> err ||
     fail "splice-tee < file under splice ENOSYS"
   all_same in out f1 f2
-  mentions err "bytes by read(2)/write(2)"
+  mentions err "bytes written by read(2)/write(2)"
   # --strict: the refusal is an error that names tee.
   { cat in | run_status st inject tee:ENOSYS splice-tee --strict f1 2> err; } | cat > out
   status_in 1 st "splice-tee --strict under tee ENOSYS"

@@ -357,9 +357,9 @@ t_verbose() {
   vmsplice -v -s inf 2> err | head -c 1000000 > /dev/null || :
   mentions err "endless"
   vmsplice --progress -p seq -s 64M 2> err | cat > /dev/null
-  mentions err "67108864 bytes (67 MB, 64 MiB) copied"
+  mentions err "67108864 bytes ( 67 MB,   64 MiB) copied"
   vmsplice -p seq -s 64M | vmsplice-touser --progress -v --verify seq 2> err
-  mentions err "67108864 bytes (67 MB, 64 MiB) copied"
+  mentions err "67108864 bytes ( 67 MB,   64 MiB) copied"
   mentions err "67108864 bytes match pattern seq"
 }
 
