@@ -70,23 +70,16 @@ rendered() {
   [ -s page.txt ] || fail "man -l $1: nothing rendered"
 }
 
-tcase --source man t_man_width "every page at MANWIDTH=80 stays under 80 columns, examples included"
-t_man_width() {
+# One rendering of each page for both checks: man(1) costs a tenth of a
+# second a page.
+tcase --source man t_man_rendered "every page at MANWIDTH=80: under 80 columns, examples included; no doubled punctuation (',,' ',.' ';;' ...); every system error message it quotes whole (mdoc reads a leading No as a macro)"
+t_man_rendered() {
   need_source man
   need man col
   for page in "$MAN"/*.[17]; do
     rendered "$page"
     LC_ALL=C.UTF-8 grep -n '.\{80,\}' page.txt > long || :
     [ ! -s long ] || { cat long >&2; fail "${page##*/}: lines of 80 columns or more"; }
-  done
-}
-
-tcase --source man t_man_punctuation "no page renders doubled punctuation (',,' ',.' ';;' ...); every system error message a page quotes renders whole (mdoc reads a leading No as a macro)"
-t_man_punctuation() {
-  need_source man
-  need man col
-  for page in "$MAN"/*.[17]; do
-    rendered "$page"
     # ("::" is an IPv6 address.)
     grep -n '[,;][,.;:]\|:[,;]' page.txt > doubled || :
     [ ! -s doubled ] || { cat doubled >&2; fail "${page##*/}: doubled punctuation"; }

@@ -467,18 +467,19 @@ t_fill() {
 tcase --alone t_eta_window \
   "the ETA follows the rate of the last --average-rate-window SECS, not the whole run's average"
 t_eta_window() {
-  # 64 MiB at once, then 4 MiB at 1 MiB/s, twice at the same time: from
-  # 2.5 s to 3 s the average says 0:00:00 left, the last 2 s say what is
-  # left at 1 MiB/s (1 MiB or more, at least 0:00:01); the default window
-  # (10 s) still holds the burst then.  Alone: the rate must be the limit's.
-  for w in 2 default; do
+  # 64 MiB at once, then 3 MiB at 1 MiB/s, twice at the same time: from
+  # 1.25 s to 1.75 s the average says 0:00:00 left, the last second says
+  # what is left at 1 MiB/s (1.25 MiB or more, at least 0:00:01); the
+  # default window (10 s) still holds the burst then.  Alone: the rate must
+  # be the limit's.
+  for w in 1 default; do
     opt=--average-rate-window=$w
     [ $w != default ] || opt=--interval=0.25
-    { vmsplice -s 64M; vmsplice -s 4M -L 1M; } |
-      splice-cat --size 68M --interval 0.25 "$opt" 2> "err.$w" > /dev/null &
+    { vmsplice -s 64M; vmsplice -s 3M -L 1M; } |
+      splice-cat --size 67M --interval 0.25 "$opt" 2> "err.$w" > /dev/null &
   done
   wait
-  # eta_left FILE: the seconds left that FILE's lines from 2.5 s to 3 s say,
+  # eta_left FILE: the seconds left that FILE's lines from 1.25 s to 1.75 s say,
   # the least of them (a line below 100%), or "none".
   eta_left() {
     awk '
@@ -487,17 +488,17 @@ t_eta_window() {
         pct = $0; sub(/%, ETA .*/, "", pct); sub(/.*, done */, "", pct)
         eta = $0; sub(/.*ETA 0:/, "", eta); split(eta, ms, ":")
         left = ms[1] * 60 + ms[2]
-        if (secs + 0 >= 2.5 && secs + 0 <= 3 && pct + 0 < 100 && (least == "" || left < least))
+        if (secs + 0 >= 1.25 && secs + 0 <= 1.75 && pct + 0 < 100 && (least == "" || left < least))
           least = left
       }
       END { print least == "" ? "none" : least }' "$1"
   }
-  left=$(eta_left err.2)
+  left=$(eta_left err.1)
   [ "$left" != none ] && [ "$left" -ge 1 ] ||
-    { cat err.2 >&2; fail "window 2 s: the ETA from 2.5 s to 3 s divides by the whole run's average"; }
+    { cat err.1 >&2; fail "window 1 s: the ETA from 1.25 s to 1.75 s divides by the whole run's average"; }
   left=$(eta_left err.default)
   [ "$left" != none ] && [ "$left" -eq 0 ] ||
-    { cat err.default >&2; fail "the default window: not the last 10 s (at 3 s it left out the burst)"; }
+    { cat err.default >&2; fail "the default window: not the last 10 s (at 1.5 s it left out the burst)"; }
 }
 
 tcase t_usr1 "SIGUSR1 (3 times, to a generator and a copier): status lines, the bytes exact"

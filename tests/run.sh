@@ -12,9 +12,9 @@
 #   tests/run.sh --list-areas
 #   tests/run.sh --list [AREA|CASE]...
 #
-# -j N       run N cases at once (default: the online CPUs plus one, at
-#            least 2); the cases an area names with `tcase --alone` run
-#            after the others, one at a time, with nothing beside them
+# -j N       run N cases at once (default: the online CPUs plus two);
+#            the cases an area names with `tcase --alone` run after the
+#            others, one at a time, with nothing beside them
 # --bindir   where the tools are (default: ./build beside tests/)
 # --helpers  where the test helpers are (default: BINDIR/tests)
 # --strict   pass --strict to every tool: the kernel smoke test mode; cases
@@ -155,8 +155,9 @@ positive --grace "$GRACE"
 KERNEL_TIMEOUT=${KERNEL_TIMEOUT:-${CASE_TIMEOUT:-20}}
 CASE_TIMEOUT=${CASE_TIMEOUT:-300}
 if [ -z "$JOBS" ]; then
-  JOBS=$(( $(getconf _NPROCESSORS_ONLN 2> /dev/null || nproc 2> /dev/null || echo 1) + 1 ))
-  [ "$JOBS" -ge 2 ] || JOBS=2
+  # Two beyond the CPUs: a case often waits (a peer, a rate limit, a
+  # timeout), and then another can have its CPU.
+  JOBS=$(( $(getconf _NPROCESSORS_ONLN 2> /dev/null || nproc 2> /dev/null || echo 1) + 2 ))
 fi
 positive -j "$JOBS"
 
