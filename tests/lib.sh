@@ -424,7 +424,7 @@ inject() {
     _trace="-e trace=$2"
     shift 2
   fi
-  _faults= _injected=
+  _faults='' _injected=''
   while :; do
     case $1 in *:*) ;; *) break ;; esac
     _sys=${1%%:*}
