@@ -1576,7 +1576,7 @@ t_nc_q_d() {
   [ ! -s got.l3 ] || fail "splice-tonet -d sent '$(cat got.l3)'"
 }
 
-tcase t_listener_terminal "a listener on a 40- and an 80-column terminal says that nothing typed is sent (nc -l would send it)"
+tcase t_listener_terminal "a listener on a 40- and an 80-column terminal says that nothing typed is sent (nc -l would send it), and drops it at its end"
 t_listener_terminal() {
   pty=$(helper pty-screen)
   for cols in 40 80; do
@@ -1585,6 +1585,13 @@ t_listener_terminal() {
     tr -d ' \n' < screen | grep -q "standardinputisaterminal:nothingtypedissent" ||
       { cat screen >&2; fail "$cols columns: the listener did not say it sends nothing"; }
   done
+  # What is typed while it listens is dropped when it ends: the shell after
+  # it finds no line to run (nc -l would have sent it, cat would leave it).
+  # Enter sends a carriage return, which the terminal makes a newline.
+  "$pty" -s 80x24 -i "echo TYPED$(printf '\r')" -- sh -c \
+    'splice-fromnet --timeout 0.5 -b 127.0.0.1 0; dd bs=100 count=1 iflag=nonblock > left 2> /dev/null' \
+    > screen || :
+  [ -e left ] && [ ! -s left ] || { cat screen left >&2; fail "typed text left for the shell"; }
   # Not a terminal: no word of it.
   splice-fromnet --timeout 0.2 -b 127.0.0.1 0 < /dev/null > /dev/null 2> err || :
   ! grep -q "terminal" err || fail "a note with no terminal"

@@ -1,12 +1,13 @@
 /*
- * pty-screen [-s COLSxROWS] [-o RAW] [-l LOG] -- COMMAND [ARG]...: runs
+ * pty-screen [-s COLSxROWS] [-o RAW] [-l LOG] [-i TEXT] -- COMMAND [ARG]...: runs
  * COMMAND on a new pseudo-terminal of that size (0x0: one that will not
  * say; default 80x24) as its controlling terminal and descriptors 0-2, and
  * prints on stdout the screen it leaves: each row, trailing blanks cut, as
  * a small terminal would show it.  RAW gets every byte COMMAND wrote; LOG
  * a line "ROW TEXT" for every text written from a row's first column, as
- * it was drawn (ROW counts from 1).  Exits with COMMAND's status (128+N if
- * a signal ended it).
+ * it was drawn (ROW counts from 1).  TEXT is typed on the terminal once
+ * COMMAND has written something (as a person types after a prompt).  Exits
+ * with COMMAND's status (128+N if a signal ended it).
  *
  * The screen understands what the tools write: text, \r, \n, \b, \t, ESC 7
  * and ESC 8 (save and restore the cursor), CSI A B C D (cursor motion), H
@@ -221,7 +222,8 @@ print_screen(void)
 static int
 usage(void)
 {
-	fprintf(stderr, "usage: pty-screen [-s COLSxROWS] [-o RAW] [-l LOG] -- COMMAND [ARG]...\n");
+	fprintf(stderr,
+	    "usage: pty-screen [-s COLSxROWS] [-o RAW] [-l LOG] [-i TEXT] -- COMMAND [ARG]...\n");
 	return 2;
 }
 
@@ -229,12 +231,12 @@ int
 main(int argc, char *argv[])
 {
 	struct winsize ws = { .ws_col = 80, .ws_row = 24 };
-	const char *raw_name = NULL, *log_name = NULL;
+	const char *raw_name = NULL, *log_name = NULL, *typed = NULL;
 	FILE *raw = NULL;
 	int opt, master, status;
 	pid_t pid;
 
-	while ((opt = getopt(argc, argv, "s:o:l:")) != -1) {
+	while ((opt = getopt(argc, argv, "s:o:l:i:")) != -1) {
 		unsigned int c, r;
 
 		if (opt == 's' && sscanf(optarg, "%ux%u", &c, &r) == 2 && c <= MAX_COLS &&
@@ -245,6 +247,8 @@ main(int argc, char *argv[])
 			raw_name = optarg;
 		else if (opt == 'l')
 			log_name = optarg;
+		else if (opt == 'i')
+			typed = optarg;
 		else
 			return usage();
 	}
@@ -301,6 +305,11 @@ main(int argc, char *argv[])
 			break;
 		if (raw)
 			fwrite(buf, 1, (size_t)n, raw);
+		if (typed) {
+			/* Short of room, a terminal's input drops it: so can this. */
+			(void)write(master, typed, strlen(typed));
+			typed = NULL;
+		}
 		for (ssize_t i = 0; i < n; i++)
 			feed(buf[i]);
 	}
