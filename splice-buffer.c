@@ -177,8 +177,11 @@ main(int argc, char *argv[])
 	else {
 		/* First: once -v's note is out, every status line has the fill. */
 		status_group_add(&(struct status_group){ ring_flow_text, NULL, KEEP_FLOW });
-		/* Kept at any width, as the percent is: what the buffer is for. */
-		status_group_add(&(struct status_group){ ring_fill_text, NULL, KEEP_ALWAYS });
+		/*
+		 * Kept past everything but the count, the percent and the ETA:
+		 * what the buffer is for.
+		 */
+		status_group_add(&(struct status_group){ ring_fill_text, NULL, KEEP_TOOL });
 		/* --numeric's reader takes numbers only, as pv -n's does. */
 		if (!quiet && !common.numeric)
 			on_totals(ring_summary);

@@ -481,6 +481,7 @@ enum status_keep {
 	KEEP_PAD = 75,		/* the blanks that right-align a --name */
 	KEEP_DONE_ETA = 90,	/* "ETA 0:00:00" of a finished transfer */
 	KEEP_SHORT_BYTES = 95,	/* "bytes" (else "B"): no group of this rank */
+	KEEP_TOOL = 97,		/* a tool's group that goes only before the name's end */
 	KEEP_ALWAYS = 100,	/* the bytes, the percent and the ETA */
 };
 /* A group a tool adds to its status line (splice-buffer: its fill level). */

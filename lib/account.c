@@ -158,15 +158,17 @@ report_methods(void)
 {
 	double secs = elapsed_seconds();
 
-	uint64_t input = account_bytes();
+	uint64_t input = account_bytes(), written = 0;
 
 	if (!acct.verbose)
 		return;
+	for (int m = 0; m < M_COUNT; m++)
+		written += atomic_load_explicit(&method_bytes[m], memory_order_relaxed);
 	/*
 	 * Counted by the input (splice-tee), the methods count every output:
 	 * the rate is the input's, said once, and the methods only their bytes.
 	 */
-	if (acct.count == COUNT_INPUT)
+	if (acct.count == COUNT_INPUT && written > 0)
 		note("%llu bytes read in %.3f s (%.1f MiB/s)", (unsigned long long)input, secs,
 		    secs > 0 ? (double)input / 1048576.0 / secs : 0.0);
 	for (int m = 0; m < M_COUNT; m++) {

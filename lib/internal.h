@@ -155,6 +155,7 @@ struct status_look {
 /* The counts a status line tells. */
 struct status_count {
 	uint64_t bytes, total;	/* total: TO_EOF when not known */
+	int count_width;	/* the count's digits at least (the total's) */
 	double secs;		/* since the start */
 	double rate_now;	/* since the line before */
 	double rate_recent;	/* over the ETA's window */
@@ -165,18 +166,27 @@ struct status_count {
 #define STATUS_NAME_WIDTH 9
 
 /*
+ * What the lines at one width left out, kept so that the next lines leave
+ * it out too and the fields keep their columns: zeroed when the width
+ * changes.
+ */
+struct status_fit {
+	int dropped;		/* groups of this rank or lower are gone */
+	size_t name_len;	/* the name was cut to this many bytes; 0: whole */
+};
+
+/*
  * The status line, every number in a field of its own width:
  * "[NAME: ]N bytes (SI, IEC) copied, T s, R/s, avg A/s" then, where they
  * apply, ", in N% full, out N% full", the tool's own groups, and when the
  * total is known ", done P%, ETA H:MM:SS" (the last line without the
  * ETA): dd's first part, pv's rates and estimate.  Rates in powers of 1024
  * (KiB/s, MiB/s), the units of -L and -v.  Fitted to width columns when
- * width > 0, never showing again a group of rank *dropped or lower (the
- * caller starts it at 0 and again when the width changes; NULL: none
- * kept).  Returns its length.
+ * width > 0, leaving out what *fit says the lines before left out, and
+ * adding to it (NULL: nothing kept).  Returns its length.
  */
 size_t status_line_format(char *line, size_t size, const struct status_look *look,
-    const struct status_count *c, size_t width, int *dropped);
+    const struct status_count *c, size_t width, struct status_fit *fit);
 /* How full pipe fd is, 0 to 100; -1 when it is not a pipe, or closed. */
 int pipe_fill(int fd);
 /* A size or rate as the status line prints it: "1.1 GiB", "977 KiB", "512 B". */
@@ -273,6 +283,8 @@ uint64_t ring_buffered(void);
 uint64_t ring_taken(void);
 /* n bytes came in from the input. */
 void ring_took(uint64_t n);
+/* n bytes went from the input straight to the output by splice(2), through no slot. */
+void ring_passed(struct ring_job *j, uint64_t n);
 /* n bytes went out to the output, moved by m: j->x.moved and the -v totals count them. */
 void ring_delivered(struct ring_job *j, uint64_t n, enum xfer_method m);
 

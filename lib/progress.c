@@ -76,7 +76,8 @@ static struct {
 	size_t ngroups;
 	bool finished;		/* report_totals() ran */
 	size_t fit_width;	/* the width the lines were fitted to */
-	int dropped;		/* the groups gone at that width: status_line_format() */
+	struct status_fit fit;	/* what the lines at that width left out */
+	int count_width;	/* the widest total's digits so far */
 	void (*summary)(void);	/* on_totals() */
 } prog = { .fill_in = -1, .fill_out = -1, .fill_seen = { -1, -1 } };
 
@@ -172,6 +173,13 @@ print_status(enum line_kind kind, bool complete)
 		prog.total_skipped = true;
 		return;
 	}
+	/* The count keeps the width of the largest total, when it ends short of it too. */
+	if (total != TO_EOF && total >= bytes) {
+		int digits = snprintf(NULL, 0, "%llu", (unsigned long long)total);
+
+		if (digits > prog.count_width)
+			prog.count_width = digits;
+	}
 	if (complete && total != TO_EOF)
 		total = bytes;
 	/* Just after a timed line (the last line, SIGUSR1), the one before says more. */
@@ -202,12 +210,13 @@ print_status(enum line_kind kind, bool complete)
 	n = n > 1 ? n - 1 : n;
 	if (n != prog.fit_width) {
 		prog.fit_width = n;
-		prog.dropped = 0;	/* another width: what fits is seen again */
+		prog.fit = (struct status_fit){ 0, 0 };	/* another width: seen again */
 	}
 	n = status_line_format(line, sizeof(line), &look, &(struct status_count){
 		.bytes = bytes, .total = total, .secs = secs, .rate_now = rate_now,
 		.rate_recent = rate_recent, .last = kind == LINE_LAST,
-	    }, n, &prog.dropped);
+		.count_width = prog.count_width,
+	    }, n, &prog.fit);
 	term_status(line, n, kind != LINE_TIMED);
 }
 

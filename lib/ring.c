@@ -68,6 +68,13 @@ ring_took(uint64_t n)
 }
 
 void
+ring_passed(struct ring_job *j, uint64_t n)
+{
+	atomic_fetch_add_explicit(&taken_bytes, n, memory_order_relaxed);
+	ring_delivered(j, n, M_SPLICE);
+}
+
+void
 ring_delivered(struct ring_job *j, uint64_t n, enum xfer_method m)
 {
 	j->x.moved += n;

@@ -448,8 +448,8 @@ ring_cut_through(struct ring_job *j)
 		return ST_BLOCKED;
 	n = splice(j->x.in, NULL, j->x.out, NULL, input_request(j), SPLICE_F_NONBLOCK);
 	if (n > 0) {
-		ring_took((uint64_t)n);
-		ring_delivered(j, (uint64_t)n, M_SPLICE);
+		/* Passed on, never held: no part of the buffer's peak. */
+		ring_passed(j, (uint64_t)n);
 		return ST_MOVED;
 	}
 	if (n == 0)

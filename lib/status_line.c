@@ -115,50 +115,67 @@ part_add(struct part *parts, size_t *n, int keep, const char *fmt, ...)
  * Drops the groups that matter least until the line fits width columns:
  * the SI/IEC units, the average, the seconds, the word "copied", the fill
  * levels, the rate, a short name's padding, a finished transfer's ETA;
- * never the bytes, the percent or a running ETA.  Groups whose rank is *dropped or lower are
- * gone already: a group that went once stays gone at this width, so the
- * columns do not move from one line to the next.  *dropped becomes the
- * highest rank gone.  Then, if it must, "bytes" becomes "B", and last the
- * name loses its end.  parts[0] is the name's padding, parts[1] the name,
- * parts[2] the bytes, short its text as "N B".
+ * then "bytes" becomes "B"; then a tool's own group that is kept past
+ * those (splice-buffer's fill); never the bytes, the percent or a running
+ * ETA.  Groups whose rank is fit->dropped or lower are gone already: a
+ * group that went once stays gone at this width, so the columns do not
+ * move from one line to the next.  fit->dropped becomes the highest rank
+ * gone.  Last the name loses its end, as far as a line before cut it.
+ * parts[0] is the name's padding, parts[1] the name, parts[2] the bytes,
+ * short its text as "N B".
  */
 static void
-parts_fit(struct part *parts, size_t n, size_t width, int *dropped, const char *short_bytes)
+parts_fit(struct part *parts, size_t n, size_t width, struct status_fit *fit,
+    const char *short_bytes)
 {
 	size_t len = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		if (parts[i].keep < KEEP_ALWAYS && parts[i].keep <= *dropped)
+		if (parts[i].keep < KEEP_ALWAYS && parts[i].keep <= fit->dropped)
 			parts[i].shown = false;
 		else
 			len += parts[i].len;
 	}
-	while (len > width) {
+	for (;;) {
 		struct part *least = NULL;
+		int rank;
 
 		for (size_t i = 0; i < n; i++)
 			if (parts[i].shown && parts[i].keep < KEEP_ALWAYS &&
 			    (least == NULL || parts[i].keep <= least->keep))
 				least = &parts[i];
-		if (least == NULL)
+		/* "B" for "bytes" has a rank of its own among the groups. */
+		rank = least && least->keep < KEEP_SHORT_BYTES ? least->keep : KEEP_SHORT_BYTES;
+		if (rank == KEEP_SHORT_BYTES && strlen(short_bytes) < parts[2].len &&
+		    (len > width || fit->dropped >= KEEP_SHORT_BYTES)) {
+			len -= parts[2].len;
+			parts[2].len = (size_t)snprintf(parts[2].text, sizeof(parts[2].text), "%s",
+			    short_bytes);
+			len += parts[2].len;
+			if (fit->dropped < KEEP_SHORT_BYTES)
+				fit->dropped = KEEP_SHORT_BYTES;	/* and "B" it stays */
+			continue;
+		}
+		if (len <= width || least == NULL)
 			break;
 		least->shown = false;
 		len -= least->len;
-		if (least->keep > *dropped)
-			*dropped = least->keep;
+		if (least->keep > fit->dropped)
+			fit->dropped = least->keep;
 	}
-	if ((len > width || *dropped >= KEEP_SHORT_BYTES) && strlen(short_bytes) < parts[2].len) {
-		len -= parts[2].len;
-		parts[2].len = (size_t)snprintf(parts[2].text, sizeof(parts[2].text), "%s",
-		    short_bytes);
-		len += parts[2].len;
-		*dropped = KEEP_SHORT_BYTES;	/* and "B" it stays */
-	}
-	if (len > width && parts[1].len > 2) {
-		size_t cut = len - width < parts[1].len - 2 ? len - width : parts[1].len - 2;
+	/* The name cut as short as a line before had it, or shorter. */
+	if (parts[1].len > 2) {
+		size_t keep = parts[1].len;
 
-		parts[1].len -= cut;
-		memcpy(parts[1].text + parts[1].len - 2, ": ", 2);
+		if (len > width)
+			keep = len - width < keep - 2 ? keep - (len - width) : 2;
+		if (fit->name_len && fit->name_len < keep)
+			keep = fit->name_len;
+		if (keep < parts[1].len) {
+			parts[1].len = keep;
+			memcpy(parts[1].text + keep - 2, ": ", 2);
+			fit->name_len = keep;
+		}
 	}
 }
 
@@ -177,20 +194,24 @@ digits(uint64_t v)
 
 size_t
 status_line_format(char *line, size_t size, const struct status_look *look,
-    const struct status_count *c, size_t width, int *dropped)
+    const struct status_count *c, size_t width, struct status_fit *fit)
 {
 	struct part parts[12 + STATUS_GROUPS_MAX];
 	char si[16], iec[16], now_text[16], avg_text[16], short_bytes[32];
 	double avg = c->secs > 0 ? (double)c->bytes / c->secs : 0;
 	/* Known total: the count as wide as the total, so nothing after it moves. */
 	int wide = c->total != TO_EOF && c->total >= c->bytes ? digits(c->total) : 0;
-	int no_drop = 0;
-	size_t n = 0, len = 0, name_len;
+	struct status_fit no_fit = { 0, 0 };
+	size_t n = 0, len = 0, name_cols = 0;
 
 	/* The name right-aligned, as pv -N: names of lines one above another line up. */
-	name_len = look->name ? strlen(look->name) : STATUS_NAME_WIDTH;
-	part_add(parts, &n, KEEP_PAD, "%*s",
-	    name_len < STATUS_NAME_WIDTH ? (int)(STATUS_NAME_WIDTH - name_len) : 0, "");
+	if (c->count_width > wide)
+		wide = c->count_width;
+	/* Columns, not bytes: a UTF-8 character's bytes after its first take none. */
+	for (const char *p = look->name ? look->name : ""; *p; p++)
+		name_cols += ((unsigned char)*p & 0xc0) != 0x80;
+	part_add(parts, &n, KEEP_PAD, "%*s", look->name && name_cols < STATUS_NAME_WIDTH ?
+	    (int)(STATUS_NAME_WIDTH - name_cols) : 0, "");
 	part_add(parts, &n, KEEP_ALWAYS, "%s%s", look->name ? look->name : "",
 	    look->name ? ": " : "");
 	part_add(parts, &n, KEEP_ALWAYS, "%*llu byte%s", wide, (unsigned long long)c->bytes,
@@ -239,7 +260,7 @@ status_line_format(char *line, size_t size, const struct status_look *look,
 		}
 	}
 	if (width > 0)
-		parts_fit(parts, n, width, dropped ? dropped : &no_drop, short_bytes);
+		parts_fit(parts, n, width, fit ? fit : &no_fit, short_bytes);
 	for (size_t i = 0; i < n; i++) {
 		size_t take;
 

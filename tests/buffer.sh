@@ -384,8 +384,10 @@ b_progress() {
   vmsplice -p seq -s 1M | splice-buffer --numeric 2> num > /dev/null
   [ "$(cat num)" = 1048576 ] || fail "--numeric: '$(cat num)'"
   # Without --progress the summary alone; -q (and --quiet) leave stderr empty.
-  vmsplice -s 3000 | splice-buffer 2> sum > /dev/null
-  mentions sum "^splice-buffer: 3000 bytes (2.9 KiB) in [0-9.]* s, avg .*, buffer at most [0-9]*% full (.* of 32 MiB)$"
+  # Pipes in and out, and room in the one out: spliced straight through, the
+  # bytes were never in the buffer.
+  vmsplice -s 3000 | splice-buffer 2> sum | cat > /dev/null
+  mentions sum "^splice-buffer: 3000 bytes (2.9 KiB) in [0-9.]* s, avg .*, buffer at most 0% full (0 B of 32 MiB)$"
   [ "$(wc -l < sum)" -eq 1 ] || { cat sum >&2; fail "more than the summary"; }
   for q in -q --quiet; do
     vmsplice -s 3000 | splice-buffer $q 2> quiet > /dev/null
@@ -393,24 +395,36 @@ b_progress() {
   done
 }
 
-tcase b_narrow "a 40- or 80-column terminal: the buffer's fill stays on every line, the rates go first"
+# drawn_buffer COLS [OPTS]...: splice-buffer --name buf OPTS of 3 MiB at
+# 4 MiB/s on a terminal COLS wide; the rows it drew go to "lines", 4 or more.
+drawn_buffer() {
+  _cols=$1
+  shift
+  TERM=xterm "$pty" -s "${_cols}x24" -o raw -- sh -c \
+    'vmsplice -s 3M | splice-buffer -m 4M -L 4M --interval 0.1 --name buf "$@" > /dev/null' \
+    sh "$@" > /dev/null || fail "pty-screen"
+  # A row ends where the cursor goes back (ESC 8) to where messages go.
+  sed 's/\x1b\[[0-9;]*[A-Za-z]//g; s/\x1b7//g; s/\x1b8/\n/g' raw | tr '\r' '\n' |
+    grep 'buf: ' > lines || :
+  [ "$(wc -l < lines)" -ge 4 ] || { cat -v raw >&2; fail "$_cols columns $*: fewer than 4 lines"; }
+}
+
+tcase b_narrow "a 40- or 80-column terminal: the buffer's fill stays when the rates go; with a total, the part done and the ETA stay whole before it"
 b_narrow() {
   pty=$(helper pty-screen)
-  for cols in 40 80; do
-    TERM=xterm "$pty" -s "${cols}x24" -o raw -- sh -c \
-      'vmsplice -s 3M | splice-buffer -m 4M -L 4M --interval 0.1 --name buf > /dev/null' \
-      > /dev/null || fail "pty-screen"
-    # A row ends where the cursor goes back (ESC 8) to where messages go.
-    sed 's/\x1b\[[0-9;]*[A-Za-z]//g; s/\x1b7//g; s/\x1b8/\n/g' raw | tr '\r' '\n' |
-      grep 'buf: ' > lines || :
-    [ "$(wc -l < lines)" -ge 4 ] || { cat -v raw >&2; fail "$cols columns: fewer than 4 lines"; }
-    grep -v -E ', buffer +[0-9]+% full$' lines > without || :
-    [ ! -s without ] || { cat lines >&2; fail "$cols columns: a line without the buffer's fill"; }
-    # The rates of the buffer's in and out go before its fill.
-    ! grep -q ' @ ' lines || [ "$cols" = 80 ] || { cat lines >&2; fail "40 columns: rates kept"; }
-    awk -v w="$cols" 'length >= w' lines > long
-    [ ! -s long ] || { cat long >&2; fail "$cols columns: a line as wide as the terminal"; }
-  done
+  # No total: at 40 columns the count and the fill, no rate.
+  drawn_buffer 40
+  grep -v -E '^buf: +[0-9]+ (B|bytes), buffer +[0-9]+% full$' lines > without || :
+  [ ! -s without ] || { cat lines >&2; fail "40 columns: a line not the count and the fill"; }
+  # A total: at 80 columns the fill beside the part done and the ETA.
+  drawn_buffer 80 --size 3M
+  grep -v -E ', buffer +[0-9]+% full, done +[0-9]+%(, ETA [0-9]:[0-9]{2}:[0-9]{2})?$' lines > without || :
+  [ ! -s without ] || { cat lines >&2; fail "80 columns: a line without the fill, the part done or the ETA"; }
+  # At 40 columns the fill goes; the name, count, part done and ETA stay whole.
+  drawn_buffer 40 --size 3M
+  grep -v -E '^buf: +[0-9]+ B, done +[0-9]+%(, ETA [0-9]:[0-9]{2}:[0-9]{2})?$' lines > without || :
+  [ ! -s without ] || { cat lines >&2; fail "40 columns: a line cut"; }
+  tail -n 1 lines | grep -q '^buf: 3145728 B, done 100%$' || { cat lines >&2; fail "40 columns: the last row"; }
 }
 
 tcase b_usr1 "SIGUSR1 (3 times): a status line with the fill level each time, the bytes exact"
@@ -464,7 +478,8 @@ b_signals() {
       awk '/copied, .*% full$/ { n = NR; bad = 0; next } n && !/^splice-buffer: / { bad = 1 }
         END { exit bad }' err ||
       { cat err >&2; fail "SIG$sig: no last status line before the totals"; }
-    mentions err "^splice-buffer: [0-9]* bytes (.*) in [0-9.]* s, avg .*/s, buffer at most [0-9]*% full (.* of .*)$"
+    [ "$(grep -c "^splice-buffer: [0-9]* bytes (.*) in [0-9.]* s, avg .*/s, buffer at most [0-9]*% full (.* of .*)$" err)" -eq 1 ] ||
+      { cat err >&2; fail "SIG$sig: not one summary"; }
     mentions err ": [0-9]* bytes by splice(2) in [0-9.]* s"
     wait "$gen" || :
     wait "$sink" || :

@@ -105,6 +105,9 @@ t_narrow() {
   grep -v -E '^the ?[a-z ]*: +[0-9]+ B, done +[0-9]+%, ETA ' running > clipped || :
   [ -s running ] && [ ! -s clipped ] && ! grep -q 'the copy of f' running ||
     { cat lines >&2; fail "a long name not cut, or cut past it"; }
+  # The last row, with room for more of the name, cuts it where the others did.
+  cut=$(tail -n 1 running | sed 's/: .*//')
+  tail -n 1 lines | grep -q "^$cut: 3000000 B, done 100%$" || { cat lines >&2; fail "the last row's name"; }
 }
 
 tcase --long t_last_line_once "exactly one last line: an end on an interval tick, and --numeric without a total"
@@ -336,8 +339,8 @@ same_columns() {
     END { exit bad + (NR < 3) }' > moved || { cat "$_f" moved >&2; fail "$_f: a field moved, or not 3 lines"; }
 }
 
-tcase t_columns "status rows: every field labelled and in the same column from row to row; the last row without an ETA"
-t_columns() {
+tcase t_status_columns "status rows: every field labelled and in the same column from row to row, a size promised and not met too; the last row without an ETA"
+t_status_columns() {
   # 8 MiB at 8 MiB/s: counts of 6 and 7 digits, percents of 1 to 3.
   vmsplice -s 8M -p seq -L 8M --interval 0.05 --name gen 2> gerr |
     splice-cat --size 8M --interval 0.05 2> cerr | vmsplice-touser --verify seq -c > n
@@ -350,6 +353,11 @@ t_columns() {
     same_columns rows ", ETA "
     tail -n 1 "$f" | grep -q ', done 100%$' || { cat "$f" >&2; fail "$f: the last row"; }
   done
+  # 5 MiB of a promised 20: the last row's count, now the whole, is as wide
+  # as the promise was.
+  head -c 5M /dev/zero | splice-cat --size 20M -L 10M --interval 0.1 2> serr > /dev/null
+  same_columns serr "bytes (| copied, | s, |/s, avg |/s, in | full, done |%"
+  tail -n 1 serr | grep -q '^ 5242880 bytes .*, done 100%$' || { cat serr >&2; fail "serr: the last row"; }
 }
 
 tcase t_name "--name NAME starts every line, and implies --progress"

@@ -186,6 +186,9 @@ for area in $(areas); do
   sh "$TESTS/$area.sh" list > "$WORK/list.$area" ||
     { echo "$PROG: $TESTS/$area.sh list failed" >&2; exit 1; }
 done
+# A case's id names it alone: one used twice is the harness's error.
+twice=$(awk 'NF { print $1 == "-" ? $3 : $1 }' "$WORK"/list.* | sort | uniq -d | tr '\n' ' ')
+[ -z "$twice" ] || { echo "$PROG: case ids used twice: ${twice% }" >&2; exit 1; }
 for f in $FILTER; do
   [ -f "$WORK/list.$f" ] ||
     awk -v f="$f" '$1 == f || ($1 == "-" && $3 == f) { found = 1 } END { exit !found }' \
