@@ -230,7 +230,7 @@ t_after() { :; }
 run_area "\$@"
 EOF
   # The kernel area's own: a case of an area named kernel, its timeout 1 s.
-  sed 's/t_hang/k_hang/; s/sleep 300 | cat/sleep 300 | cat; echo \$? > $PWD\/late/' h/hang.sh \
+  sed 's/t_hang/k_hang/; s/t_after/k_after/; s/sleep 300 | cat/sleep 300 | cat; echo \$? > $PWD\/late/' h/hang.sh \
     > h/kernel.sh
   ways=coreutils
   command -v busybox > /dev/null && ways="$ways busybox"
