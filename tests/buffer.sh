@@ -238,7 +238,7 @@ b_pipe_size() {
 
 # ---- what a buffer is for ----------------------------------------------------
 
-tcase --alone b_burst "a 32 MiB producer before a -L 16M reader: done with most of it still to read"
+tcase --timing b_burst "a 32 MiB producer before a -L 16M reader: done with most of it still to read"
 b_burst() {
   # The reader takes 8 MiB at 16 MiB/s, then waits for the producer to
   # end: without a buffer it never would, two pipes (2 MiB) from the end.
@@ -257,7 +257,7 @@ b_burst() {
     fail "the producer ended when the reader had $(cat at_end) of 33554432 bytes"
 }
 
-tcase --alone b_rate "-L 8M: 8 MiB go out in 1 s (not under 0.925 s) while the producer ends at once"
+tcase --timing b_rate "-L 8M: 8 MiB go out in 1 s (not under 0.925 s) while the producer ends at once"
 b_rate() {
   : > out
   t0=$(date +%s%N)

@@ -169,6 +169,35 @@ EOF
   done
 }
 
+tcase t_harness_timing_cases \
+  "tcase --timing: after every shared case, beside each other (-j 4), before the alone ones"
+t_harness_timing_cases() {
+  mkdir h
+  cp "$TESTS/run.sh" "$TESTS/lib.sh" h/
+  # Each timing case waits for the other to have started: one at a time,
+  # they would time out.  The shared case ends first; the alone one last.
+  cat > h/order.sh << EOF
+. "\$TESTS/lib.sh"
+tcase --alone t_last "runs after the timing ones"
+t_last() { [ -e $PWD/t1.end ] && [ -e $PWD/t2.end ]; }
+tcase --timing t_t1 "beside t_t2"
+t_t1() { [ -e $PWD/shared.end ]; : > $PWD/t1.start; until [ -e $PWD/t2.start ]; do sleep 0.05; done; : > $PWD/t1.end; }
+tcase t_shared "sleeps a little"
+t_shared() { sleep 0.5; : > $PWD/shared.end; }
+tcase --timing t_t2 "beside t_t1"
+t_t2() { [ -e $PWD/shared.end ]; : > $PWD/t2.start; until [ -e $PWD/t1.start ]; do sleep 0.05; done; : > $PWD/t2.end; }
+run_area "\$@"
+EOF
+  run_status st timeout 60 env SPLICE_TOOLS_HARNESS_LOCK="$PWD/lock" \
+    sh h/run.sh --bindir "$BINDIR" --timeout 5 -j 4 order > out 2>&1
+  status_in 0 st "run.sh order"
+  # Numbered shared, timing, alone.
+  mentions out "^ok 1 t_shared - order: "
+  mentions out "^ok 2 t_t1 - order: "
+  mentions out "^ok 3 t_t2 - order: "
+  mentions out "^ok 4 t_last - order: "
+}
+
 tcase --long t_harness_stuck_case \
   "a case that never comes back (its timeout(1) stopped, as one asleep in the kernel): failed, its processes named, the run goes on"
 t_harness_stuck_case() {

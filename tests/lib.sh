@@ -50,7 +50,7 @@ tcase() {
   _kind=shared _source=
   while :; do
     case $1 in
-    --alone | --long) _kind=${1#--}; shift ;;
+    --alone | --long | --timing) _kind=${1#--}; shift ;;
     --source) _source=$2; shift 2 ;;
     *) break ;;
     esac

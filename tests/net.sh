@@ -1513,7 +1513,7 @@ t_fromnet_progress_counts_received() {
     { cat ferr >&2; fail "a line counted what was sent to the peer"; }
 }
 
-tcase --alone t_tonet_progress_counts_sent "splice-tonet --progress and -L count what is sent, not what an echo peer replies"
+tcase --timing t_tonet_progress_counts_sent "splice-tonet --progress and -L count what is sent, not what an echo peer replies"
 t_tonet_progress_counts_sent() {
   need socat
   random_file f 1048576

@@ -472,14 +472,14 @@ t_fill() {
   :
 }
 
-tcase --alone t_eta_window \
+tcase --timing t_eta_window \
   "the ETA follows the rate of the last --average-rate-window SECS, not the whole run's average"
 t_eta_window() {
   # 64 MiB at once, then 3 MiB at 1 MiB/s, twice at the same time: from
   # 1.25 s to 1.75 s the average says 0:00:00 left, the last second says
   # what is left at 1 MiB/s (1.25 MiB or more, at least 0:00:01); the
-  # default window (10 s) still holds the burst then.  Alone: the rate must
-  # be the limit's.
+  # default window (10 s) still holds the burst then.  Beside sleepers
+  # only (--timing): the rate must be the limit's.
   for w in 1 default; do
     opt=--average-rate-window=$w
     [ $w != default ] || opt=--interval=0.25
@@ -717,7 +717,7 @@ limited() {
 # not take less than 1.5 s - 5 %.  A loaded 2-core machine can only make it
 # slower, so the upper bound is loose (twice): slowness that is ours shows
 # in the progress line's average, checked to 5 % too.
-tcase --alone t_rate_limit "-L 4M: 6 MiB take 1.5 s (not under 1.425 s), progress shows about 4.0 MiB/s"
+tcase --timing t_rate_limit "-L 4M: 6 MiB take 1.5 s (not under 1.425 s), progress shows about 4.0 MiB/s"
 t_rate_limit() {
   limited 1.425 3 "vmsplice -s 6M | splice-cat -L 4M --interval 0.5 2> err > out"
   [ "$(wc -c < out)" -eq 6291456 ] || fail "copied $(wc -c < out) bytes"
@@ -728,7 +728,7 @@ t_rate_limit() {
   [ "$(lines_with err copied)" -ge 3 ] || fail "fewer than 3 status lines in 1.5 s"
 }
 
-tcase --alone t_rate_limit_tools "-L on vmsplice, splice-tee and splice-tonet: 1 MiB at 2M take 0.5 s"
+tcase --timing t_rate_limit_tools "-L on vmsplice, splice-tee and splice-tonet: 1 MiB at 2M take 0.5 s"
 t_rate_limit_tools() {
   limited 0.475 1.5 "vmsplice -s 1M -L 2M -p seq | vmsplice-touser --verify seq"
   limited 0.475 1.5 "vmsplice -s 1M -p seq | splice-tee -L 2M copy | vmsplice-touser --verify seq"

@@ -13,8 +13,10 @@
 #   tests/run.sh --list [AREA|CASE]...
 #
 # -j N       run N cases at once (default: the online CPUs plus two);
-#            the cases an area names with `tcase --alone` run after the
-#            others, one at a time, with nothing beside them
+#            the cases an area names with `tcase --timing` (they time a
+#            rate, and mostly sleep) run after the others, beside each
+#            other only; then those named with `tcase --alone`, one at a
+#            time, with nothing beside them
 # --bindir   where the tools are (default: ./build beside tests/)
 # --helpers  where the test helpers are (default: BINDIR/tests)
 # --strict   pass --strict to every tool: the kernel smoke test mode; cases
@@ -53,7 +55,8 @@
 #            a name that is neither is a usage error, and nothing runs.
 #
 # The order, and so each case's number, is the same whatever -j: the shared
-# cases area by area, then the alone ones area by area.  The cases start in
+# cases area by area, then the timing ones, then the alone ones, area by
+# area.  The cases start in
 # another order: those an area names with `tcase --long` first, then the
 # other shared ones taking the areas in turn, a case of each.
 set -u
@@ -202,13 +205,15 @@ selected() {
   return 1
 }
 total=0
-for pass in shared alone; do
+for pass in shared timing alone; do
   for area in $(areas); do
     while read -r name kind desc; do
       [ -n "$name" ] || continue
       # A case of the source tree's, in an installed run: counted below.
       [ "$name" != - ] || continue
-      case $pass:$kind in shared:shared | shared:long | alone:alone) ;; *) continue ;; esac
+      case $pass:$kind in shared:shared | shared:long | timing:timing | alone:alone) ;;
+      *) continue ;;
+      esac
       selected "$area" "$name" || continue
       total=$((total + 1))
       echo "$total $area $kind $name $desc"
@@ -304,13 +309,16 @@ echo "# a case that runs $CASE_TIMEOUT s ($KERNEL_TIMEOUT s in the kernel area) 
   [ "$not_here" -ne 1 ] || echo s) the source tree (its pages, sources, fuzz corpora), which an" \
   "installed run has not: not run"
 
-# The machine's harness lock: every shared case runs holding it shared, an
-# alone case holding it alone, so that an alone case is alone beside other
+# The machine's harness lock: every shared (and timing) case runs holding it
+# shared, an alone case holding it alone, so that an alone case is alone beside other
 # harnesses on this machine too (one that lowers pipe-max-size for a
 # moment, or fills the user nobody's pipe pages, would fail their cases).
 # Where flock(1) is missing, or the file cannot be opened, cases run
 # without it.
-HARNESS_LOCK=/tmp/splice-tools-harness.lock
+# A harness a case runs inside this one (tests/install.sh) is given a lock
+# of its own in SPLICE_TOOLS_HARNESS_LOCK: its alone cases would wait for
+# the case that runs it.
+HARNESS_LOCK=${SPLICE_TOOLS_HARNESS_LOCK:-/tmp/splice-tools-harness.lock}
 command -v flock > /dev/null 2>&1 || HARNESS_LOCK=
 # Open to every user (a harness run as another): once, not a chmod a case.
 [ -z "$HARNESS_LOCK" ] || { : >> "$HARNESS_LOCK" && chmod 666 "$HARNESS_LOCK"; } 2> /dev/null || :
@@ -534,7 +542,7 @@ done < "$WORK/plan"
 # start_K: the case started K-th.  The long ones first; then the other
 # shared ones one area at a time in turn, so that the cases that mostly
 # wait (progress, net) run beside ones that compute, not beside each other;
-# the alone ones last.
+# the timing ones, then the alone ones, last.
 k=0
 for i in $(awk '
     $3 == "long" { print $1 }
@@ -543,11 +551,13 @@ for i in $(awk '
       list[$2, ++n[$2]] = $1
       if (n[$2] > rounds) rounds = n[$2]
     }
+    $3 == "timing" { timing[++nt] = $1 }
     $3 == "alone" { alone[++nl] = $1 }
     END {
       for (r = 1; r <= rounds; r++)
         for (a = 1; a <= na; a++)
           if (r <= n[areas[a]]) print list[areas[a], r]
+      for (j = 1; j <= nt; j++) print timing[j]
       for (j = 1; j <= nl; j++) print alone[j]
     }' "$WORK/plan"); do
   k=$((k + 1))
@@ -638,6 +648,7 @@ while sleep 1 && kill -0 "$runner" 2> /dev/null; do echo tick; done >&3 &
 ticker=$!
 
 running=0 next_start=1 next_report=1 alone_runs='' c='' running_list='' _began=0 _limit=0
+timing_runs=0
 while [ "$next_report" -le "$total" ]; do
   while [ "$next_start" -le "$total" ] && [ "$running" -lt "$JOBS" ] && [ -z "$alone_runs" ]; do
     eval "c=\$start_$next_start"
@@ -645,6 +656,10 @@ while [ "$next_report" -le "$total" ]; do
     if [ "$kind" = alone ]; then
       [ "$running" -eq 0 ] || break
       alone_runs=1
+    elif [ "$kind" = timing ]; then
+      # Only once no other kind runs: a rate is timed beside sleepers.
+      [ "$running" -eq "$timing_runs" ] || break
+      timing_runs=$((timing_runs + 1))
     fi
     mkdir "$WORK/case.$c"
     eval "_limit=\$timeout_$c"
@@ -687,6 +702,7 @@ while [ "$next_report" -le "$total" ]; do
     running_list=${running_list%%" $c "*}${running_list#*" $c "}
     eval "done_$c=1"
     running=$((running - 1))
+    eval "[ \"\$kind_$c\" != timing ]" || timing_runs=$((timing_runs - 1))
     alone_runs=
   done
 done
