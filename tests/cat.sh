@@ -141,13 +141,13 @@ t_file_to_file_pipe() {
   grep -q 'splice(' trace || fail "no splice call in the trace"
 }
 
-tcase t_sparse_5g "5 GiB sparse file | wc -c: every byte, 64-bit totals"
-t_sparse_5g() {
+tcase t_sparse_4g "4 GiB + 1 MiB sparse file | wc -c: every byte, 64-bit totals"
+t_sparse_4g() {
   memory_dir
-  truncate -s 5G "$MEM/sparse"
+  truncate -s 4097M "$MEM/sparse"
   n=$(run_status st splice-cat "$MEM/sparse" | wc -c)
   status_in 0 st "splice-cat sparse"
-  [ "$n" -eq 5368709120 ] || fail "wc -c says $n, expected 5368709120"
+  [ "$n" -eq 4296015872 ] || fail "wc -c says $n, expected 4296015872"
 }
 
 tcase t_stdin_operands "'splice-cat - f -': stdin read once, never reopened (same as cat)"
