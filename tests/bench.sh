@@ -54,7 +54,7 @@ t_corrupt() {
   done
 }
 
-tcase --long t_sweep "--sweep: pipe and request sizes per case, each verified, the fixed and best marked"
+tcase --long t_sweep "--sweep: pipe and request sizes per case, each verified, the fixed and best marked; over TCP socket buffers and SPLICE_F_MORE too"
 t_sweep() {
   run_status st splice-bench --sweep -s 1M --csv > out 2> err
   cat err >&2
@@ -69,8 +69,9 @@ t_sweep() {
   same want got
   # Per case: every row verified and 1 MiB per run; one fixed row (the 1 MiB
   # pipe read whole, ratio 1.00) and one best; the pipes and requests searched.
-  # The TCP cases have a grid of their own (t_sweep_tcp).
-  tail -n +2 out | grep -v '^tcp-' | awk -F, '
+  tail -n +2 out > rows
+  # The TCP cases have a grid of their own, below.
+  grep -v '^tcp-' rows | awk -F, '
     $11 != "yes" || $4 != 1048576 || !($6 > 0) { print "row: " $0; bad = 1 }
     $12 ~ /fixed/ { fixed[$1]++; if ($2 != 1048576 || $3 != 1048576 || $10 != "1.00") {
       print "fixed: " $0; bad = 1 } }
@@ -85,27 +86,11 @@ t_sweep() {
       }
       exit bad
     }' >&2 || fail "bad sweep rows"
-  # The text table: its header and a row per configuration.
-  splice-bench --sweep -s 1M -c vmsplice-splice > out || fail "text table"
-  head -n 1 out |
-    grep -q '^case *pipe *request *socket *more *GiB/s *min *max *CPU s/GiB *x fixed *data *note' ||
-    fail "header: $(head -n 1 out)"
-  grep -q '^vmsplice-splice *1024K *256K *- *- .* yes' out || fail "no 1024K/256K row: $(cat out)"
-  # A case with no request size to sweep is a usage error.
-  run_status st splice-bench --sweep -c pipe-rw-64k > out 2> err
-  status_in 2 st "splice-bench --sweep -c pipe-rw-64k"
-  mentions err "--sweep: case 'pipe-rw-64k' has no request size to sweep"
-}
-
-tcase t_sweep_tcp "--sweep over TCP: socket buffers, SPLICE_F_MORE, requests, pipes; fixed and best"
-t_sweep_tcp() {
-  run_status st splice-bench --sweep -s 1M --csv -c tcp-sendfile -c tcp-vmsplice-pipe > out 2> err
-  cat err >&2
-  status_in 0 st "splice-bench --sweep -s 1M --csv -c tcp-sendfile -c tcp-vmsplice-pipe"
+  # Over TCP, socket buffers and SPLICE_F_MORE too.
   # The case's own configuration is the fixed row: kernel autotuning (0),
   # SPLICE_F_MORE when the pipe is full, the whole 1 MiB pipe or 16 MiB of
   # sendfile(2) per call.
-  tail -n +2 out | awk -F, '
+  grep -E '^tcp-(sendfile|vmsplice-pipe),' rows | awk -F, '
     $11 != "yes" || $4 != 1048576 || !($6 > 0) { print "row: " $0; bad = 1 }
     $12 ~ /fixed/ { fixed[$1]++
       if ($13 != 0 || $10 != "1.00") { print "fixed: " $0; bad = 1 }
@@ -127,10 +112,20 @@ t_sweep_tcp() {
         "tcp-vmsplice-pipe,262144,131072,0,full", want, " ")
       for (w in want) if (!(want[w] in seen)) { print "no " want[w]; bad = 1 }
       exit bad
-    }' >&2 || fail "bad TCP sweep rows: $(cat out)"
+    }' >&2 || fail "bad TCP sweep rows: $(cat rows)"
   # tcp-rw has nothing to sweep.
   run_status st splice-bench --sweep -c tcp-rw > out 2> err
   status_in 2 st "splice-bench --sweep -c tcp-rw"
+  # The text table: its header and a row per configuration.
+  splice-bench --sweep -s 1M -c vmsplice-splice > out || fail "text table"
+  head -n 1 out |
+    grep -q '^case *pipe *request *socket *more *GiB/s *min *max *CPU s/GiB *x fixed *data *note' ||
+    fail "header: $(head -n 1 out)"
+  grep -q '^vmsplice-splice *1024K *256K *- *- .* yes' out || fail "no 1024K/256K row: $(cat out)"
+  # A case with no request size to sweep is a usage error.
+  run_status st splice-bench --sweep -c pipe-rw-64k > out 2> err
+  status_in 2 st "splice-bench --sweep -c pipe-rw-64k"
+  mentions err "--sweep: case 'pipe-rw-64k' has no request size to sweep"
 }
 
 tcase t_sweep_corrupt "--sweep --corrupt: a wrong byte fails every configuration, exit 1"
