@@ -419,11 +419,13 @@ b_narrow() {
   [ ! -s without ] || { cat lines >&2; fail "40 columns: a line not the count and the fill"; }
   # A total: at 80 columns the fill beside the part done and the ETA.
   drawn_buffer 80 --size 3M
-  grep -v -E ', buffer +[0-9]+% full, done +[0-9]+%(, ETA [0-9]:[0-9]{2}:[0-9]{2})?$' lines > without || :
+  grep -v -E ', buffer +[0-9]+% full, done +[0-9]+%(, ETA ([0-9]:[0-9]{2}:[0-9]{2}|-:--:--))?$' lines \
+    > without || :
   [ ! -s without ] || { cat lines >&2; fail "80 columns: a line without the fill, the part done or the ETA"; }
   # At 40 columns the fill goes; the name, count, part done and ETA stay whole.
   drawn_buffer 40 --size 3M
-  grep -v -E '^buf: +[0-9]+ B, done +[0-9]+%(, ETA [0-9]:[0-9]{2}:[0-9]{2})?$' lines > without || :
+  grep -v -E '^(buf: +[0-9]+ B, done +[0-9]+%(, ETA [0-9]:[0-9]{2}:[0-9]{2})?| *buf: +0 bytes, done +0%, ETA -:--:--)$' \
+    lines > without || :
   [ ! -s without ] || { cat lines >&2; fail "40 columns: a line cut"; }
   tail -n 1 lines | grep -q '^buf: 3145728 B, done 100%$' || { cat lines >&2; fail "40 columns: the last row"; }
 }
