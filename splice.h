@@ -461,9 +461,9 @@ void report_totals(void);
  */
 void on_totals(void (*summary)(void));
 /*
- * The pipes whose fill level the status line shows, "in 3% out 100%": a
- * full output pipe means the stage after is slow, an empty input pipe the
- * stage before.  Either may be a descriptor that is not a pipe (not
+ * The pipes whose fill level the status line shows, "in   3% full, out
+ * 100% full": a full output pipe means the stage after is slow, an empty
+ * input pipe the stage before.  Either may be a descriptor that is not a pipe (not
  * shown), or -1: the pipe is about to be closed, and its level now shows
  * to the end.  The tool calls it again before it closes one of them.
  */

@@ -157,7 +157,6 @@ void
 report_methods(void)
 {
 	double secs = elapsed_seconds();
-
 	uint64_t input = account_bytes(), written = 0;
 
 	if (!acct.verbose)
@@ -183,6 +182,6 @@ report_methods(void)
 			note("%llu bytes by %s in %.3f s (%.1f MiB/s)", (unsigned long long)n,
 			    method_names[m], secs, secs > 0 ? (double)n / 1048576.0 / secs : 0.0);
 	}
-	if (account_bytes() == 0)
+	if (input == 0)
 		note("0 bytes moved");
 }

@@ -133,7 +133,12 @@ void account_holes(uint64_t n);
 uint64_t account_bytes(void);
 /* What account_set_total() or --size said: the bytes to expect, or TO_EOF. */
 uint64_t account_total(void);
-/* With -v: "prog: N bytes by METHOD in T s (R MiB/s)" for each method used. */
+/*
+ * With -v: "prog: N bytes by METHOD in T s (R MiB/s)" for each method used;
+ * counted by the input (COUNT_INPUT: splice-tee's outputs, a socket's
+ * replies), "prog: N bytes read in T s (R MiB/s)" once, then "prog: N
+ * bytes written by METHOD" for each.
+ */
 void report_methods(void);
 /* Seconds since account_reset() or restart_rate_clock(). */
 double elapsed_seconds(void);
@@ -155,7 +160,7 @@ struct status_look {
 /* The counts a status line tells. */
 struct status_count {
 	uint64_t bytes, total;	/* total: TO_EOF when not known */
-	int count_width;	/* the count's digits at least (the total's) */
+	uint64_t widest_total;	/* the largest total so far, 0 none: the count's width */
 	double secs;		/* since the start */
 	double rate_now;	/* since the line before */
 	double rate_recent;	/* over the ETA's window */

@@ -77,7 +77,7 @@ static struct {
 	bool finished;		/* report_totals() ran */
 	size_t fit_width;	/* the width the lines were fitted to */
 	struct status_fit fit;	/* what the lines at that width left out */
-	int count_width;	/* the widest total's digits so far */
+	uint64_t widest_total;	/* the largest total a line showed, 0 none */
 	void (*summary)(void);	/* on_totals() */
 } prog = { .fill_in = -1, .fill_out = -1, .fill_seen = { -1, -1 } };
 
@@ -174,12 +174,8 @@ print_status(enum line_kind kind, bool complete)
 		return;
 	}
 	/* The count keeps the width of the largest total, when it ends short of it too. */
-	if (total != TO_EOF && total >= bytes) {
-		int digits = snprintf(NULL, 0, "%llu", (unsigned long long)total);
-
-		if (digits > prog.count_width)
-			prog.count_width = digits;
-	}
+	if (total != TO_EOF && total >= bytes && total > prog.widest_total)
+		prog.widest_total = total;
 	if (complete && total != TO_EOF)
 		total = bytes;
 	/* Just after a timed line (the last line, SIGUSR1), the one before says more. */
@@ -215,7 +211,7 @@ print_status(enum line_kind kind, bool complete)
 	n = status_line_format(line, sizeof(line), &look, &(struct status_count){
 		.bytes = bytes, .total = total, .secs = secs, .rate_now = rate_now,
 		.rate_recent = rate_recent, .last = kind == LINE_LAST,
-		.count_width = prog.count_width,
+		.widest_total = prog.widest_total,
 	    }, n, &prog.fit);
 	term_status(line, n, kind != LINE_TIMED);
 }

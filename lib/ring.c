@@ -366,7 +366,5 @@ ring_summary(void)
 	progress_size_text(peak_text, sizeof(peak_text), (double)peak);
 	progress_size_text(cap_text, sizeof(cap_text), (double)cap);
 	note("%llu bytes (%s) in %.2f s, avg %s/s, buffer at most %d%% full (%s of %s)",
-	    (unsigned long long)bytes, size, secs, avg,
-	    cap == 0 ? 0 : peak >= cap ? 100 : (int)((double)peak * 100 / (double)cap),
-	    peak_text, cap_text);
+	    (unsigned long long)bytes, size, secs, avg, percent_of(peak, cap), peak_text, cap_text);
 }

@@ -199,15 +199,18 @@ status_line_format(char *line, size_t size, const struct status_look *look,
 	struct part parts[12 + STATUS_GROUPS_MAX];
 	char si[16], iec[16], now_text[16], avg_text[16], short_bytes[32];
 	double avg = c->secs > 0 ? (double)c->bytes / c->secs : 0;
-	/* Known total: the count as wide as the total, so nothing after it moves. */
-	int wide = c->total != TO_EOF && c->total >= c->bytes ? digits(c->total) : 0;
+	/* Known total: the count as wide as the largest, so nothing after it moves. */
+	int wide = c->widest_total ? digits(c->widest_total) : 0;
 	struct status_fit no_fit = { 0, 0 };
 	size_t n = 0, len = 0, name_cols = 0;
 
-	/* The name right-aligned, as pv -N: names of lines one above another line up. */
-	if (c->count_width > wide)
-		wide = c->count_width;
-	/* Columns, not bytes: a UTF-8 character's bytes after its first take none. */
+	if (c->total != TO_EOF && c->total >= c->bytes && digits(c->total) > wide)
+		wide = digits(c->total);
+	/*
+	 * The name right-aligned, as pv -N: names of lines one above another
+	 * line up.  Columns, not bytes: a UTF-8 character's bytes after its
+	 * first take none.
+	 */
 	for (const char *p = look->name ? look->name : ""; *p; p++)
 		name_cols += ((unsigned char)*p & 0xc0) != 0x80;
 	part_add(parts, &n, KEEP_PAD, "%*s", look->name && name_cols < STATUS_NAME_WIDTH ?

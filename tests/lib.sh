@@ -31,20 +31,22 @@ TOOLS="splice-cat splice-tee vmsplice vmsplice-touser splice-fromnet splice-tone
 # shellcheck disable=SC2034 # read by the scripts that source this file
 WATCHERS="splice-top"
 
-# tcase [--alone|--long] FUNCTION "what it checks": the case's line of
-# `list` is FUNCTION, its kind (shared, long or alone) and what it checks.
+# tcase [--alone|--long|--timing] [--source PATH] FUNCTION "what it checks":
+# the case's line of `list` is FUNCTION, its kind (shared, long, timing or
+# alone) and what it checks.
 # --source PATH: the case needs PATH of the source tree (its pages, its
 # sources, the fuzz corpora): where the harness runs installed, without it,
 # the case is not listed nor run, only counted.
 # --long: a case of 7 s or more on a quiet machine, most of it waiting;
 # tests/run.sh starts it before the others, so that it does not hold the
-# run's end, numbered as a shared case.  --alone: the case
-# measures time or throughput, or needs the whole machine (a busy loop, a
-# rate, an ETA, a bound in seconds that another case's load would break), or
-# changes what every process shares (a sysctl such as pipe-max-size; the
-# pipe pages of the user nobody, which pipe-user-pages-soft counts for all
-# of that user's processes): tests/run.sh runs it after the others, with
-# nothing beside it.
+# run's end, numbered as a shared case.  --timing: the case times a rate
+# or an ETA and mostly sleeps, so that another case's load would break its
+# bound but one like it would not: tests/run.sh runs it after the shared
+# ones, beside the other timing ones only.  --alone: the case needs the
+# whole machine (a busy loop, many threads), or changes what every process
+# shares (a sysctl such as pipe-max-size; the pipe pages of the user
+# nobody, which pipe-user-pages-soft counts for all of that user's
+# processes): tests/run.sh runs it after the others, with nothing beside it.
 CASES=
 tcase() {
   _kind=shared _source=
@@ -395,9 +397,10 @@ traced() {
 }
 
 # seccomp_bpf: SECCOMP_BPF is "--seccomp-bpf" where this strace has it
-# (5.3 on), else empty.  With it, strace -f stops a process only at the calls it traces:
-# a case that injects into splice(2) does not pay a ptrace stop for every
-# other call of every process (ten times the time of a pipeline).
+# (5.3 on), else empty.  With it, strace -f stops a process only at the
+# calls it traces: a case that injects into splice(2) does not pay a ptrace
+# stop for every other call of every process (ten times the time of a
+# pipeline).
 seccomp_bpf() {
   if [ -z "${SECCOMP_BPF+set}" ]; then
     SECCOMP_BPF=

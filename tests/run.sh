@@ -56,9 +56,9 @@
 #
 # The order, and so each case's number, is the same whatever -j: the shared
 # cases area by area, then the timing ones, then the alone ones, area by
-# area.  The cases start in
-# another order: those an area names with `tcase --long` first, then the
-# other shared ones taking the areas in turn, a case of each.
+# area.  The cases start in another order: those an area names with
+# `tcase --long` first, then the other shared ones taking the areas in
+# turn, a case of each.
 set -u
 
 TESTS=$(cd "$(dirname "$0")" && pwd)
@@ -309,9 +309,9 @@ echo "# a case that runs $CASE_TIMEOUT s ($KERNEL_TIMEOUT s in the kernel area) 
   [ "$not_here" -ne 1 ] || echo s) the source tree (its pages, sources, fuzz corpora), which an" \
   "installed run has not: not run"
 
-# The machine's harness lock: every shared (and timing) case runs holding it
-# shared, an alone case holding it alone, so that an alone case is alone beside other
-# harnesses on this machine too (one that lowers pipe-max-size for a
+# The machine's harness lock: every shared (and timing) case runs holding
+# it shared, an alone case holding it alone, so that an alone case is alone
+# beside other harnesses on this machine too (one that lowers pipe-max-size for a
 # moment, or fills the user nobody's pipe pages, would fail their cases).
 # Where flock(1) is missing, or the file cannot be opened, cases run
 # without it.
